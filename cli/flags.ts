@@ -1,0 +1,189 @@
+/**
+ * Command-line flags of `shipcode-mcp`, parsed with `node:util`'s
+ * `parseArgs` and checked into a typed {@linkcode Config}.
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { isLogLevel, type LogLevel } from "../mcp/log.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../mcp/line_stream.ts";
+
+/** Everything the flags configure. */
+export interface Config {
+  /** The directory served. */
+  root: string;
+  /** Lowest level logged to stderr. */
+  logLevel: LogLevel;
+  /** Supported protocol versions, most preferred first. */
+  protocolVersions: string[];
+  /** Watch the root and notify subscribers of changes. */
+  watch: boolean;
+  /** Items per page of list results. */
+  pageSize: number;
+  /** Longest accepted message line, in bytes. */
+  maxLineBytes: number;
+  /** Most entries `list_directory` and `find_files` return. */
+  maxEntries: number;
+  /** Most matches `search_text` returns. */
+  maxMatches: number;
+  /** Largest file, in bytes, that is read whole. */
+  maxReadBytes: number;
+  /** Deepest directory level `list_directory` descends to. */
+  maxDepth: number;
+  /** Serve files that .gitignore rules exclude. */
+  includeIgnored: boolean;
+}
+
+/** Defaults of every flag. */
+export const DEFAULTS: Omit<Config, "root"> = {
+  logLevel: "error",
+  protocolVersions: ["2025-06-18"],
+  watch: false,
+  pageSize: 100,
+  maxLineBytes: DEFAULT_MAX_LINE_BYTES,
+  maxEntries: 1000,
+  maxMatches: 200,
+  maxReadBytes: 1024 * 1024,
+  maxDepth: 8,
+  includeIgnored: false,
+};
+
+/** What was asked for on the command line. */
+export type Command =
+  | { kind: "serve"; config: Config }
+  | { kind: "help" }
+  | { kind: "version" }
+  | { kind: "config"; client: string | undefined; config: Config };
+
+/** A command line that cannot be run; the message names the flag and the fix. */
+export class UsageError extends Error {
+  /** Make a usage error with a one-line message. */
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+const OPTIONS = {
+  "root": { type: "string" },
+  "log-level": { type: "string" },
+  "protocol-versions": { type: "string" },
+  "watch": { type: "boolean" },
+  "page-size": { type: "string" },
+  "max-line-bytes": { type: "string" },
+  "max-entries": { type: "string" },
+  "max-matches": { type: "string" },
+  "max-read-bytes": { type: "string" },
+  "max-depth": { type: "string" },
+  "include-ignored": { type: "boolean" },
+  "help": { type: "boolean", short: "h" },
+  "version": { type: "boolean", short: "V" },
+} as const;
+
+function positiveInteger(
+  flag: string,
+  value: string | undefined,
+  fallback: number,
+): number {
+  if (value === undefined) return fallback;
+  if (
+    !/^[0-9]+$/.test(value) || Number(value) < 1 ||
+    !Number.isSafeInteger(Number(value))
+  ) {
+    throw new UsageError(
+      `--${flag} must be a whole number of at least 1, got "${value}"; for example --${flag} ${fallback}.`,
+    );
+  }
+  return Number(value);
+}
+
+/** Parse `args` (without the program name) into a {@linkcode Command}. */
+export function parseFlags(args: string[], cwd: string): Command {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError(
+      `${
+        (error as Error).message.split("\n")[0]
+      } Run shipcode-mcp --help for the flags.`,
+    );
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { kind: "help" };
+  if (values.version) return { kind: "version" };
+
+  const logLevel = values["log-level"] ?? DEFAULTS.logLevel;
+  if (!isLogLevel(logLevel)) {
+    throw new UsageError(
+      `--log-level must be one of debug, info, warn, error, silent; got "${logLevel}".`,
+    );
+  }
+  let protocolVersions = DEFAULTS.protocolVersions;
+  if (values["protocol-versions"] !== undefined) {
+    protocolVersions = values["protocol-versions"].split(",").map((v) =>
+      v.trim()
+    )
+      .filter((v) => v.length > 0);
+    const bad = protocolVersions.find((v) => !/^\d{4}-\d{2}-\d{2}$/.test(v));
+    if (protocolVersions.length === 0 || bad !== undefined) {
+      throw new UsageError(
+        `--protocol-versions takes dates like 2025-06-18, comma-separated, most preferred first; got "${
+          values["protocol-versions"]
+        }".`,
+      );
+    }
+  }
+  const config: Config = {
+    root: values.root ?? cwd,
+    logLevel,
+    protocolVersions,
+    watch: values.watch ?? DEFAULTS.watch,
+    pageSize: positiveInteger(
+      "page-size",
+      values["page-size"],
+      DEFAULTS.pageSize,
+    ),
+    maxLineBytes: positiveInteger(
+      "max-line-bytes",
+      values["max-line-bytes"],
+      DEFAULTS.maxLineBytes,
+    ),
+    maxEntries: positiveInteger(
+      "max-entries",
+      values["max-entries"],
+      DEFAULTS.maxEntries,
+    ),
+    maxMatches: positiveInteger(
+      "max-matches",
+      values["max-matches"],
+      DEFAULTS.maxMatches,
+    ),
+    maxReadBytes: positiveInteger(
+      "max-read-bytes",
+      values["max-read-bytes"],
+      DEFAULTS.maxReadBytes,
+    ),
+    maxDepth: positiveInteger(
+      "max-depth",
+      values["max-depth"],
+      DEFAULTS.maxDepth,
+    ),
+    includeIgnored: values["include-ignored"] ?? DEFAULTS.includeIgnored,
+  };
+  if (positionals.length === 0) return { kind: "serve", config };
+  if (positionals[0] === "config" && positionals.length <= 2) {
+    return { kind: "config", client: positionals[1], config };
+  }
+  throw new UsageError(
+    `Unexpected argument "${
+      positionals[0]
+    }"; the only command is "config [client]". Run shipcode-mcp --help for the flags.`,
+  );
+}

@@ -1,0 +1,81 @@
+/**
+ * `initialize`: negotiates the protocol version and tells the client who
+ * this server is and what it can do.
+ *
+ * @module
+ */
+
+import { ErrorCode, type JsonObject, RpcError } from "../mcp/jsonrpc.ts";
+import type { Handler } from "../mcp/server.ts";
+import type { ClientInfo } from "../mcp/session.ts";
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function invalid(detail: string): RpcError {
+  return new RpcError(ErrorCode.InvalidParams, "Invalid params", detail);
+}
+
+/**
+ * Handle `initialize`. The requested version is echoed when supported;
+ * otherwise the server's preferred version is offered, and the client
+ * decides whether to go on.
+ */
+export const initialize: Handler = (params, { server, session }) => {
+  if (session.state !== "new") {
+    throw new RpcError(
+      ErrorCode.InvalidRequest,
+      "Invalid Request",
+      "This session is already initialized; initialize may be sent only once.",
+    );
+  }
+  const requested = params.protocolVersion;
+  const { capabilities, clientInfo } = params;
+  if (server.strictInitialize) {
+    if (requested === undefined) {
+      throw invalid(
+        'initialize needs "protocolVersion" (a string such as "2025-06-18").',
+      );
+    }
+    if (typeof requested !== "string") {
+      throw invalid('"protocolVersion" must be a string such as "2025-06-18".');
+    }
+    if (!isObject(capabilities)) {
+      throw invalid(
+        'initialize needs "capabilities" (an object; {} when the client has none).',
+      );
+    }
+    if (!isObject(clientInfo)) {
+      throw invalid(
+        'initialize needs "clientInfo" (an object with "name" and "version").',
+      );
+    }
+  }
+  const version = typeof requested === "string" &&
+      server.protocolVersions.includes(requested)
+    ? requested
+    : server.protocolVersions[0];
+
+  session.state = "initializing";
+  session.protocolVersion = version;
+  session.clientCapabilities = isObject(capabilities) ? capabilities : {};
+  session.clientInfo = isObject(clientInfo)
+    ? clientInfo as ClientInfo
+    : undefined;
+
+  const result: JsonObject = {
+    protocolVersion: version,
+    capabilities: server.capabilities,
+    serverInfo: server.info,
+  };
+  if (server.instructions !== undefined) {
+    result.instructions = server.instructions;
+  }
+  return result;
+};
+
+/** Handle `notifications/initialized`: the session is ready. */
+export const initialized: Handler = (_params, { session }) => {
+  if (session.state === "initializing") session.state = "ready";
+};

@@ -1,0 +1,330 @@
+/**
+ * JSON-RPC 2.0 messages: decoding one line into a classified message, and
+ * encoding responses, notifications and requests as compact JSON in the key
+ * order the MCP wire uses (`jsonrpc`, `id`, then `result` | `error`).
+ *
+ * Request ids are echoed exactly as the client wrote them: integers past
+ * 2^53 keep every digit and strings keep their escapes, because the id is
+ * carried as the source text (`JSON.rawJSON`) whenever re-serialising the
+ * parsed value could change its bytes.
+ *
+ * @module
+ */
+
+/** A JSON object, as far as this module needs to know. */
+export type JsonObject = { [key: string]: unknown };
+
+/** An opaque JSON value that serialises to its source text verbatim. */
+export interface RawJson {
+  readonly rawJSON: string;
+}
+
+declare global {
+  interface JSON {
+    rawJSON(text: string): RawJson;
+    isRawJSON(value: unknown): value is RawJson;
+  }
+}
+
+/** A request id: a string, a safe integer, or the exact source text of one. */
+export type RequestId = string | number | RawJson;
+
+/** The JSON-RPC 2.0 and MCP error codes this server uses. */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** MCP: the resource named by a URI does not exist (or may not be read). */
+  ResourceNotFound: -32002,
+} as const;
+
+const STANDARD_MESSAGES: Record<number, string> = {
+  [-32700]: "Parse error",
+  [-32600]: "Invalid Request",
+  [-32601]: "Method not found",
+  [-32602]: "Invalid params",
+  [-32603]: "Internal error",
+};
+
+/**
+ * An error a handler throws to answer with a JSON-RPC error object.
+ *
+ * `message` is what the client sees; put specifics in `data`.
+ */
+export class RpcError extends Error {
+  /** The JSON-RPC error code. */
+  readonly code: number;
+  /** Extra detail for the client; omitted from the wire when undefined. */
+  readonly data: unknown;
+
+  /** Make an error with the code's standard message unless one is given. */
+  constructor(code: number, message?: string, data?: unknown) {
+    super(message ?? STANDARD_MESSAGES[code] ?? "Server error");
+    this.name = "RpcError";
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/** An incoming request: it must get exactly one response. */
+export interface RequestMessage {
+  readonly kind: "request";
+  readonly id: RequestId;
+  readonly method: string;
+  readonly params: JsonObject | undefined;
+}
+
+/** An incoming notification: it never gets a response. */
+export interface NotificationMessage {
+  readonly kind: "notification";
+  readonly method: string;
+  readonly params: JsonObject | undefined;
+}
+
+/** An incoming response to a request the server sent. */
+export interface ResponseMessage {
+  readonly kind: "response";
+  readonly id: RequestId | null;
+  readonly result?: unknown;
+  readonly error?: { code: number; message: string; data?: unknown };
+}
+
+/** A line that is not an acceptable message; answered with `error`. */
+export interface InvalidMessage {
+  readonly kind: "invalid";
+  readonly id: RequestId | null;
+  readonly error: RpcError;
+}
+
+/** A message that gets no answer and is not acted on (a malformed notification). */
+export interface DroppedMessage {
+  readonly kind: "dropped";
+  readonly reason: string;
+}
+
+/** What one line decodes to. */
+export type IncomingMessage =
+  | RequestMessage
+  | NotificationMessage
+  | ResponseMessage
+  | InvalidMessage
+  | DroppedMessage;
+
+type ReviverContext = { source?: string };
+
+/** Parse `text` keeping the source text of the top-level `id`. */
+function parseWithIdSource(
+  text: string,
+): { value: unknown; idSource?: string } {
+  const sources = new Map<unknown, string>();
+  const value = JSON.parse(
+    text,
+    function (
+      this: unknown,
+      key: string,
+      v: unknown,
+      context?: ReviverContext,
+    ) {
+      if (key === "id" && context?.source !== undefined) {
+        sources.set(this, context.source);
+      }
+      return v;
+    } as (key: string, value: unknown) => unknown,
+  );
+  return { value, idSource: sources.get(value) };
+}
+
+const INTEGER_LITERAL = /^-?(?:0|[1-9][0-9]*)$/;
+
+/**
+ * Whether the single `"id"` in `line` is written as `String(id)` exactly, so
+ * the parsed number can be echoed without its source text. Any doubt (more
+ * than one `"id"`, other spacing, an exponent) sends the caller to the slow,
+ * exact path.
+ */
+function idWrittenCanonically(line: string, id: number): boolean {
+  const at = line.indexOf('"id"');
+  if (at < 0 || line.indexOf('"id"', at + 4) >= 0) return false;
+  let i = at + 4;
+  while (line.charCodeAt(i) === 32) i++;
+  if (line.charCodeAt(i) !== 58 /* : */) return false;
+  i++;
+  while (line.charCodeAt(i) === 32) i++;
+  const digits = String(id);
+  if (!line.startsWith(digits, i)) return false;
+  const next = line.charCodeAt(i + digits.length);
+  // A digit, '.', 'e' or 'E' after it would make it a different literal.
+  return !(next >= 48 && next <= 57) && next !== 46 && next !== 101 &&
+    next !== 69;
+}
+
+/** Turn a parsed id plus its source text into a RequestId, or null if invalid. */
+function toRequestId(
+  id: unknown,
+  source: string | undefined,
+): RequestId | null {
+  if (typeof id === "string") {
+    return source === undefined ? id : JSON.rawJSON(source);
+  }
+  if (typeof id === "number") {
+    if (source === undefined) return Number.isSafeInteger(id) ? id : null;
+    if (!INTEGER_LITERAL.test(source)) return null;
+    return Number.isSafeInteger(id) && String(id) === source
+      ? id
+      : JSON.rawJSON(source);
+  }
+  return null;
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Decode one line of the wire into a classified message.
+ *
+ * Never throws: malformed input becomes an {@linkcode InvalidMessage} carrying
+ * the error to send back.
+ */
+export function decode(line: string): IncomingMessage {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    return invalid(
+      null,
+      ErrorCode.ParseError,
+      `The line is not valid JSON: ${(error as Error).message}`,
+    );
+  }
+  if (isObject(value) && "id" in value) {
+    const id = value.id;
+    // The fast path is exact only when no escape or odd spelling can hide in
+    // the id's source; otherwise parse again, keeping the id's source text.
+    if (
+      typeof id === "string" && line.includes("\\") ||
+      typeof id === "number" && !idWrittenCanonically(line, id)
+    ) {
+      const parsed = parseWithIdSource(line);
+      return classify(parsed.value, parsed.idSource);
+    }
+  }
+  return classify(value);
+}
+
+/**
+ * Classify an already parsed message. `idSource`, when known, is the id's
+ * exact source text; without it a numeric id must be a safe integer.
+ */
+export function classify(value: unknown, idSource?: string): IncomingMessage {
+  if (!isObject(value)) {
+    return invalid(
+      null,
+      ErrorCode.InvalidRequest,
+      Array.isArray(value)
+        ? "Batches are not supported: MCP 2025-06-18 removed JSON-RPC batching; send one message per line."
+        : "A message must be a JSON object.",
+    );
+  }
+  const hasId = "id" in value;
+  const id = hasId ? toRequestId(value.id, idSource) : null;
+
+  if (!("method" in value) && ("result" in value || "error" in value)) {
+    return {
+      kind: "response",
+      id,
+      result: value.result,
+      error: value.error as ResponseMessage["error"],
+    };
+  }
+  if (value.jsonrpc !== "2.0") {
+    return invalid(
+      id,
+      ErrorCode.InvalidRequest,
+      'The "jsonrpc" member must be exactly "2.0".',
+    );
+  }
+  if (typeof value.method !== "string") {
+    return invalid(id, ErrorCode.InvalidRequest, '"method" must be a string.');
+  }
+  if (hasId && id === null) {
+    return invalid(
+      null,
+      ErrorCode.InvalidRequest,
+      '"id" must be a string or an integer.',
+    );
+  }
+  const method = value.method;
+  const params = value.params;
+  if (params !== undefined && !isObject(params)) {
+    if (!hasId) {
+      return {
+        kind: "dropped",
+        reason: `notification ${method}: "params" is not an object`,
+      };
+    }
+    return invalid(
+      id,
+      ErrorCode.InvalidParams,
+      '"params" must be an object when present.',
+    );
+  }
+  if (!hasId) return { kind: "notification", method, params };
+  return { kind: "request", id: id as RequestId, method, params };
+}
+
+function invalid(
+  id: RequestId | null,
+  code: number,
+  detail: string,
+): InvalidMessage {
+  return { kind: "invalid", id, error: new RpcError(code, undefined, detail) };
+}
+
+/** A key that identifies a request id within a session (for maps). */
+export function idKey(id: RequestId): string {
+  if (typeof id === "string") return "s" + id;
+  if (typeof id === "number") return "n" + id;
+  const value = JSON.parse(id.rawJSON);
+  return typeof value === "string" ? "s" + value : "n" + id.rawJSON;
+}
+
+/** Encode a success response. `result` must be JSON-serialisable. */
+export function encodeResult(id: RequestId, result: unknown): string {
+  return '{"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"result":' +
+    JSON.stringify(result) + "}";
+}
+
+/** Encode an error response; `data` is written only when defined. */
+export function encodeError(
+  id: RequestId | null,
+  code: number,
+  message: string,
+  data?: unknown,
+): string {
+  const error = data === undefined
+    ? { code, message }
+    : { code, message, data };
+  return '{"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"error":' +
+    JSON.stringify(error) + "}";
+}
+
+/** Encode a notification; `params` is omitted when undefined. */
+export function encodeNotification(method: string, params?: unknown): string {
+  return params === undefined
+    ? JSON.stringify({ jsonrpc: "2.0", method })
+    : JSON.stringify({ jsonrpc: "2.0", method, params });
+}
+
+/** Encode a request the server sends to the client. */
+export function encodeRequest(
+  id: RequestId,
+  method: string,
+  params?: unknown,
+): string {
+  return params === undefined
+    ? JSON.stringify({ jsonrpc: "2.0", id, method })
+    : JSON.stringify({ jsonrpc: "2.0", id, method, params });
+}

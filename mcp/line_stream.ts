@@ -1,0 +1,157 @@
+/**
+ * Newline framing for a byte stream: `\n` and `\r\n` line ends, a final line
+ * without a newline, and a cap on line length that skips an oversized line
+ * without ever holding it whole.
+ *
+ * It splits bytes rather than decoded text so that each line can be decoded
+ * on its own: an invalid UTF-8 sequence then fails that one line (a parse
+ * error) instead of being silently replaced or failing the whole stream.
+ *
+ * @module
+ */
+
+/** Default cap on one line: 8 MiB. */
+export const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024;
+
+/** Stands in for a line that was longer than the cap; its bytes are gone. */
+export class OversizedLine {
+  /** How many bytes the line had (without its line end). */
+  readonly bytes: number;
+  /** Make a marker for a dropped line of `bytes` bytes. */
+  constructor(bytes: number) {
+    this.bytes = bytes;
+  }
+}
+
+/** One framed line: its bytes, or a marker when it was too long. */
+export type Line = Uint8Array | OversizedLine;
+
+/** Options for {@linkcode LineSplitter} and {@linkcode LineStream}. */
+export interface LineOptions {
+  /** Lines longer than this many bytes become {@linkcode OversizedLine}. */
+  maxLineBytes?: number;
+}
+
+const LF = 10;
+const CR = 13;
+
+/**
+ * Incremental line splitter: feed chunks with {@linkcode LineSplitter.push},
+ * then call {@linkcode LineSplitter.end} once at end of input.
+ */
+export class LineSplitter {
+  readonly #max: number;
+  #parts: Uint8Array[] = [];
+  #pending = 0;
+  /** Bytes seen of a line already known to be too long; -1 when none. */
+  #skipped = -1;
+
+  /** Make a splitter with the given cap. */
+  constructor(options: LineOptions = {}) {
+    this.#max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  }
+
+  /** Split `chunk`, calling `emit` for every line it completes. */
+  push(chunk: Uint8Array, emit: (line: Line) => void): void {
+    let start = 0;
+    while (start <= chunk.length) {
+      const end = chunk.indexOf(LF, start);
+      if (end < 0) {
+        this.#hold(chunk.subarray(start));
+        return;
+      }
+      this.#finish(chunk.subarray(start, end), emit);
+      start = end + 1;
+    }
+  }
+
+  /** Flush the last line, if the input did not end with a newline. */
+  end(emit: (line: Line) => void): void {
+    if (this.#pending > 0 || this.#skipped >= 0) {
+      this.#finish(new Uint8Array(0), emit);
+    }
+  }
+
+  #hold(part: Uint8Array): void {
+    if (part.length === 0) return;
+    if (this.#skipped >= 0) {
+      this.#skipped += part.length;
+      return;
+    }
+    if (this.#pending + part.length > this.#max + 1) {
+      // One byte of slack leaves room for a `\r` before the `\n`.
+      this.#skipped = this.#pending + part.length;
+      this.#parts = [];
+      this.#pending = 0;
+      return;
+    }
+    // Copy: the reader may reuse the chunk's buffer.
+    this.#parts.push(part.slice());
+    this.#pending += part.length;
+  }
+
+  #finish(tail: Uint8Array, emit: (line: Line) => void): void {
+    if (this.#skipped >= 0) {
+      const total = this.#skipped + tail.length;
+      this.#skipped = -1;
+      emit(new OversizedLine(total - (endsWithCr(tail) ? 1 : 0)));
+      return;
+    }
+    let line: Uint8Array;
+    if (this.#pending === 0) {
+      line = tail;
+    } else {
+      line = new Uint8Array(this.#pending + tail.length);
+      let at = 0;
+      for (const part of this.#parts) {
+        line.set(part, at);
+        at += part.length;
+      }
+      line.set(tail, at);
+      this.#parts = [];
+      this.#pending = 0;
+    }
+    if (endsWithCr(line)) line = line.subarray(0, line.length - 1);
+    if (line.length > this.#max) emit(new OversizedLine(line.length));
+    else emit(line);
+  }
+}
+
+function endsWithCr(bytes: Uint8Array): boolean {
+  return bytes.length > 0 && bytes[bytes.length - 1] === CR;
+}
+
+/**
+ * A `TransformStream` from bytes to lines, the byte-level counterpart of
+ * std's `TextLineStream`.
+ *
+ * @example Read lines of stdin
+ * ```ts
+ * import { LineStream } from "./line_stream.ts";
+ * for await (const line of Deno.stdin.readable.pipeThrough(new LineStream())) {
+ *   if (line instanceof Uint8Array) console.error(line.length);
+ * }
+ * ```
+ */
+export class LineStream extends TransformStream<Uint8Array, Line> {
+  /** Make a stream with the given cap. */
+  constructor(options: LineOptions = {}) {
+    const splitter = new LineSplitter(options);
+    super({
+      transform(chunk, controller) {
+        splitter.push(chunk, (line) => controller.enqueue(line));
+      },
+      flush(controller) {
+        splitter.end((line) => controller.enqueue(line));
+      },
+    });
+  }
+}
+
+const UTF8_BOM = [0xef, 0xbb, 0xbf];
+
+/** Whether `bytes` starts with a UTF-8 byte order mark. */
+export function startsWithBom(bytes: Uint8Array): boolean {
+  return bytes.length >= 3 && bytes[0] === UTF8_BOM[0] &&
+    bytes[1] === UTF8_BOM[1] && bytes[2] === UTF8_BOM[2];
+}

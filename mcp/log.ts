@@ -1,0 +1,59 @@
+/**
+ * A leveled logger that writes to stderr only, because stdout belongs to
+ * the protocol.
+ *
+ * @module
+ */
+
+/** Log levels, least to most severe; `silent` turns logging off. */
+export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
+
+/** One of {@linkcode LOG_LEVELS}. */
+export type LogLevel = typeof LOG_LEVELS[number];
+
+/** Where log lines go and how much of them. */
+export interface Logger {
+  /** The lowest level written. */
+  level: LogLevel;
+  /** Write `message` (and `detail`, if any) when `level` is enabled. */
+  log(
+    level: Exclude<LogLevel, "silent">,
+    message: string,
+    detail?: unknown,
+  ): void;
+}
+
+const encoder = new TextEncoder();
+
+/** Whether `value` names a log level. */
+export function isLogLevel(value: string): value is LogLevel {
+  return (LOG_LEVELS as readonly string[]).includes(value);
+}
+
+/**
+ * A logger writing `LEVEL message` lines to stderr. Write failures are
+ * ignored: losing a log line must never take the server down.
+ */
+export function stderrLogger(level: LogLevel = "error"): Logger {
+  return {
+    level,
+    log(at, message, detail) {
+      if (LOG_LEVELS.indexOf(at) < LOG_LEVELS.indexOf(this.level)) return;
+      let text = `shipcode-mcp ${at}: ${message}`;
+      if (detail !== undefined) {
+        text += " " +
+          (detail instanceof Error
+            ? (detail.stack ?? detail.message)
+            : String(detail));
+      }
+      try {
+        let bytes = encoder.encode(text + "\n");
+        while (bytes.length > 0) {
+          bytes = bytes.subarray(Deno.stderr.writeSync(bytes));
+        }
+      } catch {
+        // stderr is gone; nothing better to do.
+      }
+    },
+  };
+}

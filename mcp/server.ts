@@ -1,0 +1,331 @@
+/**
+ * The transport-free MCP server: configuration, registries and the method
+ * map. A transport feeds it decoded messages together with the session they
+ * arrived on and writes back whatever it returns.
+ *
+ * @module
+ */
+
+import {
+  classify,
+  decode,
+  encodeError,
+  encodeResult,
+  ErrorCode,
+  idKey,
+  type IncomingMessage,
+  type JsonObject,
+  type RequestId,
+  RpcError,
+} from "./jsonrpc.ts";
+import { type Logger, stderrLogger } from "./log.ts";
+import { type Session } from "./session.ts";
+import { ToolRegistry } from "./tool.ts";
+
+/** What a handler gets beside its params. */
+export interface HandlerContext {
+  /** The server handling the message. */
+  readonly server: McpServer;
+  /** The connection the message came on. */
+  readonly session: Session;
+  /** The request's id; undefined for notifications. */
+  readonly requestId: RequestId | undefined;
+  /** Aborted when the client cancels the request. */
+  readonly signal: AbortSignal;
+  /** The `_meta` of the request's params, when sent. */
+  readonly meta: JsonObject | undefined;
+  /** Send a notification to this client. */
+  notify(method: string, params?: JsonObject): void;
+  /** Send a request to this client and wait for its result. */
+  request(method: string, params?: JsonObject): Promise<unknown>;
+}
+
+/**
+ * Handles one method. Returns the result object (or a promise of it), or
+ * throws an {@linkcode RpcError}. For a notification the return is ignored.
+ */
+export type Handler = (
+  params: JsonObject,
+  ctx: HandlerContext,
+) => unknown;
+
+/** The method name → handler map a server dispatches through. */
+export type HandlerMap = Readonly<Record<string, Handler>>;
+
+/** The server's identity, as sent in `serverInfo`. */
+export interface ServerInfo {
+  name: string;
+  version: string;
+  title?: string;
+}
+
+/** Configuration of an {@linkcode McpServer}. */
+export interface McpServerOptions {
+  /** The method map; see `handlers/mod.ts` for the default one. */
+  handlers: HandlerMap;
+  /** `serverInfo`; default `shipcode-mcp` `1.0.0`. */
+  info?: ServerInfo;
+  /**
+   * Protocol versions this server speaks, most preferred first; the first is
+   * offered when a client asks for one not in the list. Default: 2025-06-18.
+   */
+  protocolVersions?: readonly string[];
+  /** The `capabilities` object of the initialize result, sent as given. */
+  capabilities?: JsonObject;
+  /** Optional `instructions` for the client's model. */
+  instructions?: string;
+  /**
+   * Require `protocolVersion`, `capabilities` and `clientInfo` in
+   * `initialize`, as the specification does. Default true.
+   */
+  strictInitialize?: boolean;
+  /** Items per page of list results. Default 100. */
+  pageSize?: number;
+  /** Where the server logs; default stderr at level `error`. */
+  logger?: Logger;
+}
+
+/** The protocol version this project implements. */
+export const LATEST_PROTOCOL_VERSION = "2025-06-18";
+
+/** The default initialize capabilities: exactly what the course tester expects. */
+export const DEFAULT_CAPABILITIES: JsonObject = { tools: {}, resources: {} };
+
+/** The default `serverInfo`. */
+export const DEFAULT_SERVER_INFO: ServerInfo = {
+  name: "shipcode-mcp",
+  version: "1.0.0",
+};
+
+class RequestContext implements HandlerContext {
+  readonly server: McpServer;
+  readonly session: Session;
+  readonly requestId: RequestId | undefined;
+  readonly meta: JsonObject | undefined;
+  readonly key: string | undefined;
+  #controller: AbortController | undefined;
+
+  constructor(
+    server: McpServer,
+    session: Session,
+    requestId: RequestId | undefined,
+    params: JsonObject,
+  ) {
+    this.server = server;
+    this.session = session;
+    this.requestId = requestId;
+    this.key = requestId === undefined ? undefined : idKey(requestId);
+    const meta = params._meta;
+    this.meta =
+      typeof meta === "object" && meta !== null && !Array.isArray(meta)
+        ? meta as JsonObject
+        : undefined;
+  }
+
+  // Created on first use: most handlers never look at it, and an
+  // AbortController per ping is measurable.
+  get signal(): AbortSignal {
+    return (this.#controller ??= new AbortController()).signal;
+  }
+
+  get aborted(): boolean {
+    return this.#controller?.signal.aborted ?? false;
+  }
+
+  abort(reason: unknown): void {
+    (this.#controller ??= new AbortController()).abort(reason);
+  }
+
+  notify(method: string, params?: JsonObject): void {
+    this.session.notify(method, params);
+  }
+
+  request(method: string, params?: JsonObject): Promise<unknown> {
+    return this.session.request(method, params, {
+      signal: this.signal,
+      waiter: this.key,
+    });
+  }
+}
+
+const EMPTY_PARAMS: JsonObject = Object.freeze({}) as JsonObject;
+
+/** What {@linkcode McpServer.dispatch} returns: an encoded response, or nothing. */
+export type DispatchResult = string | undefined | Promise<string | undefined>;
+
+/**
+ * An MCP server: configuration plus registries, free of any transport.
+ *
+ * @example Serve on stdio
+ * ```ts
+ * import { McpServer } from "./server.ts";
+ * import { handlers } from "../handlers/mod.ts";
+ * import { serveStdio } from "./transports/stdio.ts";
+ * await serveStdio(new McpServer({ handlers }));
+ * ```
+ */
+export class McpServer {
+  /** The method map. */
+  readonly handlers: HandlerMap;
+  /** `serverInfo`. */
+  readonly info: ServerInfo;
+  /** Supported protocol versions, most preferred first. */
+  readonly protocolVersions: readonly string[];
+  /** The initialize `capabilities`. */
+  readonly capabilities: JsonObject;
+  /** Optional initialize `instructions`. */
+  readonly instructions: string | undefined;
+  /** Whether initialize params are checked as the specification requires. */
+  readonly strictInitialize: boolean;
+  /** Items per page of list results. */
+  readonly pageSize: number;
+  /** The registered tools. */
+  readonly tools: ToolRegistry = new ToolRegistry();
+  /** Where the server logs. */
+  readonly logger: Logger;
+
+  /** Make a server from its configuration. */
+  constructor(options: McpServerOptions) {
+    this.handlers = options.handlers;
+    this.info = options.info ?? DEFAULT_SERVER_INFO;
+    this.protocolVersions = options.protocolVersions ??
+      [LATEST_PROTOCOL_VERSION];
+    if (this.protocolVersions.length === 0) {
+      throw new TypeError("protocolVersions must name at least one version");
+    }
+    this.capabilities = options.capabilities ?? DEFAULT_CAPABILITIES;
+    this.instructions = options.instructions;
+    this.strictInitialize = options.strictInitialize ?? true;
+    this.pageSize = options.pageSize ?? 100;
+    this.logger = options.logger ?? stderrLogger();
+  }
+
+  /**
+   * Handle one line of the wire. Returns the encoded response, nothing for
+   * notifications and responses, or a promise of either.
+   */
+  handleLine(line: string, session: Session): DispatchResult {
+    return this.dispatch(decode(line), session);
+  }
+
+  /**
+   * Handle one parsed message (a JSON-RPC object) and return the response
+   * object, or undefined when none is due.
+   */
+  async handle(
+    message: unknown,
+    session: Session,
+  ): Promise<JsonObject | undefined> {
+    const line = await this.dispatch(classify(message), session);
+    return line === undefined ? undefined : JSON.parse(line);
+  }
+
+  /** Handle one decoded message; see {@linkcode McpServer.handleLine}. */
+  dispatch(message: IncomingMessage, session: Session): DispatchResult {
+    switch (message.kind) {
+      case "request":
+        return this.#request(
+          message.id,
+          message.method,
+          message.params,
+          session,
+        );
+      case "notification":
+        this.#notification(message.method, message.params, session);
+        return undefined;
+      case "response":
+        if (!session.resolveResponse(message)) {
+          this.logger.log("debug", "dropped a response nobody waits for");
+        }
+        return undefined;
+      case "invalid":
+        this.logger.log("info", `invalid message: ${message.error.data}`);
+        return encodeError(
+          message.id,
+          message.error.code,
+          message.error.message,
+          message.error.data,
+        );
+      case "dropped":
+        this.logger.log("info", `dropped ${message.reason}`);
+        return undefined;
+    }
+  }
+
+  #request(
+    id: RequestId,
+    method: string,
+    params: JsonObject | undefined,
+    session: Session,
+  ): DispatchResult {
+    const handler = Object.hasOwn(this.handlers, method)
+      ? this.handlers[method]
+      : undefined;
+    if (handler === undefined) {
+      return encodeError(
+        id,
+        ErrorCode.MethodNotFound,
+        "Method not found",
+        `This server has no method "${method}".`,
+      );
+    }
+    const ctx = new RequestContext(this, session, id, params ?? EMPTY_PARAMS);
+    let result: unknown;
+    try {
+      result = handler(params ?? EMPTY_PARAMS, ctx);
+    } catch (error) {
+      return this.#failure(id, method, error);
+    }
+    if (!(result instanceof Promise)) return encodeResult(id, result);
+
+    const key = ctx.key as string;
+    session.inFlight.set(key, ctx);
+    return result.then(
+      (value) => ctx.aborted ? undefined : encodeResult(id, value),
+      (error) => ctx.aborted ? undefined : this.#failure(id, method, error),
+    ).finally(() => {
+      if (session.inFlight.get(key) === ctx) session.inFlight.delete(key);
+    });
+  }
+
+  #notification(
+    method: string,
+    params: JsonObject | undefined,
+    session: Session,
+  ): void {
+    const handler = Object.hasOwn(this.handlers, method)
+      ? this.handlers[method]
+      : undefined;
+    if (handler === undefined) {
+      this.logger.log("debug", `ignored notification ${method}`);
+      return;
+    }
+    const ctx = new RequestContext(
+      this,
+      session,
+      undefined,
+      params ?? EMPTY_PARAMS,
+    );
+    const report = (error: unknown) =>
+      this.logger.log("warn", `notification ${method} failed:`, error);
+    try {
+      const result = handler(params ?? EMPTY_PARAMS, ctx);
+      if (result instanceof Promise) result.catch(report);
+    } catch (error) {
+      report(error);
+    }
+  }
+
+  #failure(id: RequestId, method: string, error: unknown): string {
+    if (error instanceof RpcError) {
+      return encodeError(id, error.code, error.message, error.data);
+    }
+    this.logger.log("error", `handler for ${method} threw:`, error);
+    return encodeError(
+      id,
+      ErrorCode.InternalError,
+      "Internal error",
+      `The server failed while handling "${method}"; its log (stderr) has the details.`,
+    );
+  }
+}

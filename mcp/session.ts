@@ -1,0 +1,163 @@
+/**
+ * Per-connection state. A server holds no connection state itself, so one
+ * {@linkcode McpServer} can serve many sessions at once.
+ *
+ * @module
+ */
+
+import {
+  encodeNotification,
+  encodeRequest,
+  idKey,
+  type JsonObject,
+  type RequestId,
+  type ResponseMessage,
+  RpcError,
+} from "./jsonrpc.ts";
+
+/** Where a session's outgoing messages go (one encoded message per call). */
+export type SendFn = (line: string) => void;
+
+/** The client's identity, as sent in `initialize`. */
+export interface ClientInfo {
+  name: string;
+  version: string;
+  [key: string]: unknown;
+}
+
+/** Something in flight that a cancellation can abort. */
+export interface Cancellable {
+  abort(reason: unknown): void;
+}
+
+/** Lifecycle of a session, per the MCP lifecycle. */
+export type SessionState = "new" | "initializing" | "ready" | "closed";
+
+interface PendingRequest {
+  resolve(result: unknown): void;
+  reject(error: Error): void;
+}
+
+/** Options for a server→client request. */
+export interface ClientRequestOptions {
+  /** Abort waiting (the request is then cancelled towards the client). */
+  signal?: AbortSignal;
+}
+
+/** One client connection: negotiated version, client details, and in-flight work. */
+export class Session {
+  /** Where the lifecycle stands. */
+  state: SessionState = "new";
+  /** The protocol version agreed in `initialize`. */
+  protocolVersion: string | undefined;
+  /** What the client said about itself in `initialize`. */
+  clientInfo: ClientInfo | undefined;
+  /** The client's capabilities from `initialize`. */
+  clientCapabilities: JsonObject | undefined;
+  /** The minimum level for `notifications/message`, once the client sets one. */
+  logLevel: string | undefined;
+  /** URIs of resources the client subscribed to. */
+  readonly subscriptions: Set<string> = new Set();
+  /** Requests being handled, by {@linkcode idKey}, so they can be cancelled. */
+  readonly inFlight: Map<string, Cancellable> = new Map();
+  /**
+   * Called with a request's key when its handler starts waiting on the
+   * client, so a transport that orders responses stops waiting for it.
+   */
+  onWaitingForClient: ((key: string) => void) | undefined;
+
+  readonly #send: SendFn;
+  readonly #pending = new Map<string, PendingRequest>();
+  #nextId = 0;
+
+  /** Make a session whose outgoing messages go to `send`. */
+  constructor(send: SendFn) {
+    this.#send = send;
+  }
+
+  /** Send a notification to the client. */
+  notify(method: string, params?: JsonObject): void {
+    if (this.state === "closed") return;
+    this.#send(encodeNotification(method, params));
+  }
+
+  /**
+   * Send a request to the client and wait for its response. `waiter`, the
+   * key of the request being handled, lets the transport know it waits.
+   */
+  request(
+    method: string,
+    params?: JsonObject,
+    options: ClientRequestOptions & { waiter?: string } = {},
+  ): Promise<unknown> {
+    if (this.state === "closed") {
+      return Promise.reject(new Error("The session is closed."));
+    }
+    const id = `s${++this.#nextId}`;
+    const key = idKey(id);
+    if (options.waiter !== undefined) this.onWaitingForClient?.(options.waiter);
+    return new Promise((resolve, reject) => {
+      const signal = options.signal;
+      const onAbort = () => {
+        this.#pending.delete(key);
+        this.notify("notifications/cancelled", {
+          requestId: id,
+          reason: String(signal?.reason ?? "aborted"),
+        });
+        reject(signal?.reason ?? new Error("aborted"));
+      };
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#pending.set(key, {
+        resolve: (value) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(value);
+        },
+        reject: (error) => {
+          signal?.removeEventListener("abort", onAbort);
+          reject(error);
+        },
+      });
+      this.#send(encodeRequest(id, method, params));
+    });
+  }
+
+  /**
+   * Route a response from the client to the request waiting for it.
+   * Returns false when nothing waits for it (it is then dropped).
+   */
+  resolveResponse(message: ResponseMessage): boolean {
+    if (message.id === null) return false;
+    const key = idKey(message.id as RequestId);
+    const pending = this.#pending.get(key);
+    if (!pending) return false;
+    this.#pending.delete(key);
+    if (message.error !== undefined) {
+      const error = message.error;
+      pending.reject(
+        new RpcError(
+          typeof error?.code === "number" ? error.code : -32603,
+          typeof error?.message === "string" ? error.message : "Client error",
+          error?.data,
+        ),
+      );
+    } else {
+      pending.resolve(message.result);
+    }
+    return true;
+  }
+
+  /**
+   * End the session: the client can no longer answer, so requests waiting on
+   * it fail, and nothing more is sent. Handlers in flight run to completion
+   * (their responses are the transport's to deliver).
+   */
+  close(): void {
+    if (this.state === "closed") return;
+    this.state = "closed";
+    for (const pending of this.#pending.values()) {
+      pending.reject(new Error("The session closed."));
+    }
+    this.#pending.clear();
+  }
+}

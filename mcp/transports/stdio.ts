@@ -1,0 +1,254 @@
+/**
+ * The stdio transport: newline-delimited JSON-RPC on a byte stream in and a
+ * byte stream out, one session per connection.
+ *
+ * Requests are dispatched as they arrive, so the reader never waits on a
+ * handler. Responses still leave in request order, so that transcripts are
+ * deterministic; a handler that starts waiting on the client stops holding
+ * later responses back.
+ *
+ * @module
+ */
+
+import {
+  decode,
+  encodeError,
+  ErrorCode,
+  idKey,
+  type IncomingMessage,
+} from "../jsonrpc.ts";
+import {
+  DEFAULT_MAX_LINE_BYTES,
+  type Line,
+  LineSplitter,
+  OversizedLine,
+  startsWithBom,
+} from "../line_stream.ts";
+import type { McpServer } from "../server.ts";
+import { Session } from "../session.ts";
+
+/** Something bytes can be written to, such as `Deno.stdout`. */
+export interface ByteWriter {
+  write(bytes: Uint8Array): Promise<number>;
+}
+
+/** Options for {@linkcode serveStdio}. */
+export interface StdioOptions {
+  /** Where messages come from; default `Deno.stdin.readable`. */
+  input?: ReadableStream<Uint8Array>;
+  /** Where messages go; default `Deno.stdout`. */
+  output?: ByteWriter;
+  /** Longest accepted line in bytes; default 8 MiB. */
+  maxLineBytes?: number;
+  /** Stop reading when aborted, then finish as at end of input. */
+  signal?: AbortSignal;
+  /** Called with the session once it exists (to attach watchers and such). */
+  onSession?: (session: Session) => void;
+}
+
+/** Unwritten output beyond which the reader pauses until the client reads. */
+const HIGH_WATER_CHARS = 16 * 1024 * 1024;
+
+/**
+ * Writes whole messages, one `\n`-terminated line each. Messages queued
+ * while a write is under way go out together in the next write, so no
+ * message is ever split or interleaved with another.
+ */
+class MessageWriter {
+  readonly #output: ByteWriter;
+  readonly #encoder = new TextEncoder();
+  #queue: string[] = [];
+  #queuedChars = 0;
+  #writing: Promise<void> | undefined;
+  /** Set once the other end stopped reading; nothing is written after. */
+  broken = false;
+
+  constructor(output: ByteWriter) {
+    this.#output = output;
+  }
+
+  get backlog(): number {
+    return this.#queuedChars;
+  }
+
+  write(line: string): void {
+    if (this.broken) return;
+    this.#queue.push(line);
+    this.#queuedChars += line.length;
+    this.#writing ??= this.#flush();
+  }
+
+  /** Resolves when everything queued so far is written (or cannot be). */
+  async idle(): Promise<void> {
+    while (this.#writing) await this.#writing;
+  }
+
+  async #flush(): Promise<void> {
+    try {
+      while (this.#queue.length > 0 && !this.broken) {
+        const text = this.#queue.length === 1
+          ? this.#queue[0] + "\n"
+          : this.#queue.join("\n") + "\n";
+        this.#queue = [];
+        this.#queuedChars = 0;
+        let bytes = this.#encoder.encode(text);
+        while (bytes.length > 0) {
+          bytes = bytes.subarray(await this.#output.write(bytes));
+        }
+      }
+    } catch {
+      // The client closed our stdout: there is no one left to talk to.
+      this.broken = true;
+      this.#queue = [];
+      this.#queuedChars = 0;
+    } finally {
+      this.#writing = undefined;
+    }
+  }
+}
+
+interface Slot {
+  key: string;
+  done: boolean;
+  line: string | undefined;
+}
+
+/** Keeps responses in request order; see the module documentation. */
+class OrderedResponses {
+  readonly #writer: MessageWriter;
+  #slots: Slot[] = [];
+  readonly #pending = new Set<Promise<void>>();
+
+  constructor(writer: MessageWriter) {
+    this.#writer = writer;
+  }
+
+  now(line: string): void {
+    if (this.#slots.length === 0) this.#writer.write(line);
+    else this.#slots.push({ key: "", done: true, line });
+  }
+
+  later(response: Promise<string | undefined>, key: string): void {
+    const slot: Slot = { key, done: false, line: undefined };
+    this.#slots.push(slot);
+    const settled = response.then((line) => {
+      slot.line = line;
+      slot.done = true;
+      if (this.#slots.includes(slot)) this.#drain();
+      else if (line !== undefined) this.#writer.write(line);
+    });
+    this.#pending.add(settled);
+    settled.finally(() => this.#pending.delete(settled));
+  }
+
+  /** The request `key` waits on the client: stop holding others behind it. */
+  release(key: string): void {
+    const index = this.#slots.findIndex((slot) =>
+      slot.key === key && !slot.done
+    );
+    if (index < 0) return;
+    this.#slots.splice(index, 1);
+    this.#drain();
+  }
+
+  async settle(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all(this.#pending);
+  }
+
+  #drain(): void {
+    while (this.#slots.length > 0 && this.#slots[0].done) {
+      const line = this.#slots.shift()!.line;
+      if (line !== undefined) this.#writer.write(line);
+    }
+  }
+}
+
+/**
+ * Serve one client over a pair of byte streams until end of input (or
+ * `signal`), then finish in-flight requests, flush, and resolve.
+ * Never rejects because of anything the client sent.
+ */
+export async function serveStdio(
+  server: McpServer,
+  options: StdioOptions = {},
+): Promise<void> {
+  const input = options.input ?? Deno.stdin.readable;
+  const writer = new MessageWriter(options.output ?? Deno.stdout);
+  const responses = new OrderedResponses(writer);
+  const session = new Session((line) => writer.write(line));
+  session.onWaitingForClient = (key) => responses.release(key);
+  options.onSession?.(session);
+
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const splitter = new LineSplitter({ maxLineBytes });
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  let first = true;
+
+  const onLine = (line: Line): void => {
+    if (line instanceof OversizedLine) {
+      first = false;
+      server.logger.log("info", `skipped a line of ${line.bytes} bytes`);
+      responses.now(encodeError(
+        null,
+        ErrorCode.InvalidRequest,
+        "Invalid Request",
+        `The message is ${line.bytes} bytes long; the limit is ${maxLineBytes} bytes per line.`,
+      ));
+      return;
+    }
+    if (first) {
+      first = false;
+      if (startsWithBom(line)) line = line.subarray(3);
+    }
+    if (line.length === 0) return;
+    let text: string;
+    try {
+      text = decoder.decode(line);
+    } catch {
+      responses.now(encodeError(
+        null,
+        ErrorCode.ParseError,
+        "Parse error",
+        "The line is not valid UTF-8.",
+      ));
+      return;
+    }
+    if (text.charCodeAt(0) <= 32 && text.trim().length === 0) return;
+    let message: IncomingMessage;
+    let response;
+    try {
+      message = decode(text);
+      response = server.dispatch(message, session);
+    } catch (error) {
+      // dispatch catches handler errors itself; this is a bug in the core.
+      server.logger.log("error", "dispatch failed:", error);
+      return;
+    }
+    if (response === undefined) return;
+    if (typeof response === "string") responses.now(response);
+    else if (message.kind === "request") {
+      responses.later(response, idKey(message.id));
+    } else responses.later(response, "");
+  };
+
+  const reader = input.getReader();
+  const stop = () => reader.cancel().catch(() => {});
+  options.signal?.addEventListener("abort", stop, { once: true });
+  try {
+    while (!writer.broken) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      splitter.push(value, onLine);
+      if (writer.backlog > HIGH_WATER_CHARS) await writer.idle();
+    }
+    splitter.end(onLine);
+  } catch (error) {
+    server.logger.log("warn", "reading input failed:", error);
+  } finally {
+    options.signal?.removeEventListener("abort", stop);
+    reader.releaseLock();
+  }
+  session.close();
+  await responses.settle();
+  await writer.idle();
+}
