@@ -19,7 +19,7 @@ import {
   RpcError,
 } from "./jsonrpc.ts";
 import { type Logger, stderrLogger } from "./log.ts";
-import { type Session } from "./session.ts";
+import type { Session } from "./session.ts";
 import { ToolRegistry } from "./tool.ts";
 
 /** What a handler gets beside its params. */
