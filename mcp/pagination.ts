@@ -1,0 +1,82 @@
+/**
+ * Cursor pagination for list methods, as the MCP specification describes
+ * it: an opaque `cursor` in, a `nextCursor` out while more remain.
+ *
+ * A cursor carries the key of the last item served (keyset pagination), so
+ * a page is found without counting what came before it, and items added or
+ * removed between pages neither repeat nor vanish.
+ *
+ * @module
+ */
+
+import { ErrorCode, RpcError } from "./jsonrpc.ts";
+
+const PREFIX = "sc1:";
+
+/** Make an opaque cursor that resumes after `key`. */
+export function encodeCursor(key: string): string {
+  const bytes = new TextEncoder().encode(PREFIX + key);
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+/**
+ * The key a cursor resumes after, or undefined when `cursor` is absent.
+ * Throws -32602 for anything this server did not hand out.
+ */
+export function decodeCursor(cursor: unknown): string | undefined {
+  if (cursor === undefined) return undefined;
+  const bad = () =>
+    new RpcError(
+      ErrorCode.InvalidParams,
+      "Invalid params",
+      'Invalid "cursor": pass back a nextCursor from this server unchanged, or omit it for the first page.',
+    );
+  if (typeof cursor !== "string" || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw bad();
+  let text: string;
+  try {
+    const binary = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));
+    const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw bad();
+  }
+  if (!text.startsWith(PREFIX)) throw bad();
+  return text.slice(PREFIX.length);
+}
+
+/** One page of a list, and the cursor for the next one if any remain. */
+export interface Page<T> {
+  items: T[];
+  nextCursor?: string;
+}
+
+/**
+ * Page through `items`, which must be sorted by `keyOf` (unique keys,
+ * ascending by `<`), resuming after the cursor's key.
+ */
+export function paginate<T>(
+  items: readonly T[],
+  cursor: unknown,
+  pageSize: number,
+  keyOf: (item: T) => string,
+): Page<T> {
+  const after = decodeCursor(cursor);
+  let start = 0;
+  if (after !== undefined) {
+    // Binary search: the first item whose key sorts after the cursor's.
+    let low = 0;
+    let high = items.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (keyOf(items[mid]) <= after) low = mid + 1;
+      else high = mid;
+    }
+    start = low;
+  }
+  const page = items.slice(start, start + pageSize);
+  return start + pageSize < items.length
+    ? { items: page, nextCursor: encodeCursor(keyOf(page[page.length - 1])) }
+    : { items: page };
+}
