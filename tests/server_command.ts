@@ -6,10 +6,10 @@
  * @module
  */
 
-import { fromFileUrl } from "node:url";
+import { fileURLToPath } from "node:url";
 
 /** The project's root directory. */
-export const PROJECT_ROOT: string = fromFileUrl(
+export const PROJECT_ROOT: string = fileURLToPath(
   new URL("../", import.meta.url),
 );
 
@@ -56,6 +56,49 @@ export function serverCommand(args: string[] = [], which: Target = target()): {
         ],
       };
     case "binary":
-      return { command: `${PROJECT_ROOT}dist/shipcode-mcp`, args };
+      return { command: binaryPath(), args };
+  }
+}
+
+/** Every build target, in the order tests run them. */
+export const TARGETS: readonly Target[] = ["source", "bundle", "binary"];
+
+function binaryPath(): string {
+  const exe = Deno.build.os === "windows" ? ".exe" : "";
+  return `${PROJECT_ROOT}dist/shipcode-mcp${exe}`;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether `t` can run here: the source always can; the bundle and the
+ * binary only once built (`deno task bundle`, `deno task compile`).
+ */
+export function targetStatus(
+  t: Target,
+): { available: boolean; reason?: string } {
+  switch (t) {
+    case "source":
+      return { available: true };
+    case "bundle": {
+      const path = `${PROJECT_ROOT}dist/shipcode-mcp.js`;
+      return isFile(path) ? { available: true } : {
+        available: false,
+        reason: `${path} not built (run deno task bundle)`,
+      };
+    }
+    case "binary": {
+      const path = binaryPath();
+      return isFile(path) ? { available: true } : {
+        available: false,
+        reason: `${path} not built (run deno task compile)`,
+      };
+    }
   }
 }
