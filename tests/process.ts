@@ -1,0 +1,111 @@
+/**
+ * Test helpers that run the real server process: feed it exact bytes on
+ * stdin, collect stdout and stderr as bytes, and report how it exited.
+ *
+ * @module
+ */
+
+import { serverCommand, type Target } from "./server_command.ts";
+
+/** How one run of the server went. */
+export interface RunResult {
+  /** The exit code. */
+  code: number;
+  /** The signal that ended it, if one did. */
+  signal: Deno.Signal | null;
+  /** Everything written to stdout. */
+  stdout: Uint8Array;
+  /** Everything written to stderr. */
+  stderr: Uint8Array;
+}
+
+/** Start the server for `target` with `args`, all three stdio streams piped. */
+export function spawnServer(
+  args: string[],
+  target: Target,
+  options: { stdout?: "piped" | "null" } = {},
+): Deno.ChildProcess {
+  const { command, args: fullArgs } = serverCommand(args, target);
+  return new Deno.Command(command, {
+    args: fullArgs,
+    stdin: "piped",
+    stdout: options.stdout ?? "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+}
+
+/**
+ * Run the server once: write `input` to its stdin, close it (end of input),
+ * and wait for it to exit. Writing and reading overlap, so a large input
+ * cannot deadlock against a full stdout pipe.
+ */
+export async function runServer(
+  input: Uint8Array,
+  args: string[],
+  target: Target,
+): Promise<RunResult> {
+  const child = spawnServer(args, target);
+  const writing = (async () => {
+    const writer = child.stdin.getWriter();
+    try {
+      await writer.write(input);
+      await writer.close();
+    } catch {
+      // The server may exit before reading everything; its exit code and
+      // output tell the story.
+    }
+  })();
+  const [output] = await Promise.all([child.output(), writing]);
+  return {
+    code: output.code,
+    signal: output.signal,
+    stdout: output.stdout,
+    stderr: output.stderr,
+  };
+}
+
+/** Read a child stream until `predicate` holds for all bytes read so far. */
+export async function readUntil(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  predicate: (text: string) => boolean,
+  sofar = "",
+): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = sofar;
+  while (!predicate(text)) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  return text;
+}
+
+/** Read what remains of a stream to its end. */
+export async function readAll(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+): Promise<Uint8Array> {
+  const parts: Uint8Array[] = [];
+  let length = 0;
+  while (true) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    parts.push(value);
+    length += value.length;
+  }
+  const all = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    all.set(part, at);
+    at += part.length;
+  }
+  return all;
+}
+
+/**
+ * Whether `text` (typically stderr) holds anything shaped like a JSON-RPC
+ * message, which belongs on stdout only.
+ */
+export function looksLikeJsonRpc(text: string): boolean {
+  return /"jsonrpc"\s*:/.test(text);
+}
