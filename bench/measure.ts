@@ -1,0 +1,70 @@
+/**
+ * Small measuring helpers: peak memory of a process, medians, formatting.
+ *
+ * @module
+ */
+
+/**
+ * Peak resident set size of process `pid` in bytes (`VmHWM` in
+ * `/proc/<pid>/status`), or undefined where `/proc` is not available.
+ *
+ * Read just before the bench closes the server's stdin, after the last
+ * response arrived: the high-water mark then covers the whole workload, and
+ * it is the server's own process (no wrapper such as `/usr/bin/time` to
+ * spawn, and the same reading works for Deno and Node alike). Deno lets a
+ * program read `/proc` only with `--allow-all`, so without it the file is
+ * read by `cat` (the bench may run programs).
+ */
+export async function peakRss(pid: number): Promise<number | undefined> {
+  const path = `/proc/${pid}/status`;
+  let status: string;
+  try {
+    status = await Deno.readTextFile(path);
+  } catch {
+    try {
+      const out = await new Deno.Command("cat", {
+        args: [path],
+        stdout: "piped",
+        stderr: "null",
+      }).output();
+      if (!out.success) return undefined;
+      status = new TextDecoder().decode(out.stdout);
+    } catch {
+      return undefined;
+    }
+  }
+  const match = /^VmHWM:\s+(\d+)\s+kB$/m.exec(status);
+  return match ? Number(match[1]) * 1024 : undefined;
+}
+
+/** The median of `values` (the mean of the middle two for an even count). */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? sorted[mid]
+    : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Milliseconds, readable: `12.3 ms`, `1.23 s`. */
+export function formatMs(ms: number): string {
+  if (!Number.isFinite(ms)) return "-";
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(1)} ms`;
+}
+
+/** Bytes as MiB: `42.1 MiB`. */
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes)) return "-";
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+}
+
+/** Shuffle a copy of `items` (Fisher–Yates), to interleave runs fairly. */
+export function shuffled<T>(items: readonly T[]): T[] {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j], copy[i]];
+  }
+  return copy;
+}

@@ -1,0 +1,191 @@
+/**
+ * `deno task bench`: shipcode-mcp against the floor (a minimal Deno loop)
+ * and the official SDK (on Node and on Deno), through real processes with
+ * piped stdio. Prints medians per workload and server, then the targets of
+ * issue 2 as ratios marked PASS or FAIL.
+ *
+ * Runs are interleaved: every round runs each server once, in a shuffled
+ * order, so that a noisy neighbour on the machine hits all servers alike.
+ *
+ * Flags: `--runs N` (startup runs, default 15), `--pings N` (default
+ * 100000), `--ping-runs N` (default 3), `--servers a,b`, `--workloads a,b`,
+ * `--check` (exit 1 when a target fails; otherwise the bench always exits 0:
+ * it is a report).
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import {
+  prepare,
+  type PreparedBatch,
+  runOnce,
+  type RunResult,
+} from "./drive.ts";
+import { shuffled } from "./measure.ts";
+import type { CommandSpec } from "./process.ts";
+import {
+  judge,
+  renderTable,
+  renderVerdicts,
+  type Results,
+  type Target,
+} from "./report.ts";
+import { SERVERS } from "./servers.ts";
+import { defaultWorkloads, type Workload } from "./workloads.ts";
+
+/** The promises of issue 2, for our source build and for the bundle. */
+function targets(): Target[] {
+  const list: Target[] = [];
+  for (const ours of ["ours", "bundle"]) {
+    list.push(
+      {
+        workload: "startup",
+        metric: "time",
+        numerator: ours,
+        denominator: "floor",
+        max: 1.3,
+      },
+      {
+        workload: "pings",
+        metric: "time",
+        numerator: ours,
+        denominator: "floor",
+        max: 1.5,
+      },
+      {
+        workload: "pings",
+        metric: "memory",
+        numerator: ours,
+        denominator: "floor",
+        max: 1.3,
+      },
+    );
+  }
+  for (const sdk of ["sdk-node", "sdk-deno"]) {
+    list.push({
+      workload: "pings",
+      metric: "time",
+      numerator: sdk,
+      denominator: "ours",
+      min: 10,
+    });
+  }
+  return list;
+}
+
+function positive(value: string | undefined, fallback: number, flag: string) {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) {
+    throw new Error(`--${flag} must be a positive integer, not "${value}"`);
+  }
+  return n;
+}
+
+function list(value: string | undefined): string[] | undefined {
+  return value?.split(",").map((item) => item.trim()).filter(Boolean);
+}
+
+async function main(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      runs: { type: "string" },
+      pings: { type: "string" },
+      "ping-runs": { type: "string" },
+      servers: { type: "string" },
+      workloads: { type: "string" },
+      check: { type: "boolean", default: false },
+    },
+  });
+  const workloads = defaultWorkloads({
+    startupRuns: positive(values.runs, 15, "runs"),
+    pings: positive(values.pings, 100_000, "pings"),
+    pingRuns: positive(values["ping-runs"], 3, "ping-runs"),
+  });
+  const onlyServers = list(values.servers);
+  const onlyWorkloads = list(values.workloads);
+
+  const ready: { name: string; spec: CommandSpec }[] = [];
+  const legend: string[] = [];
+  for (const server of SERVERS) {
+    if (onlyServers && !onlyServers.includes(server.name)) continue;
+    const spec = await server.prepare();
+    if (typeof spec === "string") {
+      legend.push(`  ${server.name.padEnd(10)} skipped: ${spec}`);
+      continue;
+    }
+    legend.push(`  ${server.name.padEnd(10)} ${server.description}`);
+    ready.push({ name: server.name, spec });
+  }
+  console.log("servers");
+  console.log(legend.join("\n"));
+  console.log("");
+
+  const results: Results = new Map();
+  const selected = workloads.filter((workload) =>
+    !onlyWorkloads || onlyWorkloads.includes(workload.key)
+  );
+  for (const workload of selected) {
+    await runWorkload(workload, ready, results);
+  }
+
+  console.log(
+    renderTable(selected, ready.map((server) => server.name), results),
+  );
+  const verdicts = judge(targets(), results).filter((verdict) =>
+    verdict.status !== "SKIP"
+  );
+  console.log(renderVerdicts(verdicts));
+  console.log(
+    "\n(2 shared cores: numbers are noisy; compare ratios from one run.)",
+  );
+  const failed = verdicts.some((verdict) => verdict.status === "FAIL");
+  return values.check && failed ? 1 : 0;
+}
+
+async function runWorkload(
+  workload: Workload,
+  servers: { name: string; spec: CommandSpec }[],
+  results: Results,
+): Promise<void> {
+  const measured: PreparedBatch = prepare(workload.build());
+  const handshake = workload.handshake && prepare(workload.handshake);
+  const eligible = servers.filter((server) =>
+    !workload.servers || workload.servers.includes(server.name)
+  );
+  const byServer = new Map<string, RunResult[]>();
+  results.set(workload.key, byServer);
+  const failed = new Set<string>();
+  Deno.stderr.writeSync(new TextEncoder().encode(`bench: ${workload.label} `));
+  for (let round = 0; round < workload.runs; round++) {
+    for (const server of shuffled(eligible)) {
+      if (failed.has(server.name)) continue;
+      try {
+        const result = await runOnce(
+          server.spec,
+          workload,
+          measured,
+          handshake,
+        );
+        const runs = byServer.get(server.name) ?? [];
+        runs.push(result);
+        byServer.set(server.name, runs);
+      } catch (error) {
+        failed.add(server.name);
+        console.error(
+          `\nbench: ${server.name} failed ${workload.key}: ${
+            (error as Error).message
+          }`,
+        );
+      }
+    }
+    Deno.stderr.writeSync(new TextEncoder().encode("."));
+  }
+  Deno.stderr.writeSync(new TextEncoder().encode("\n"));
+}
+
+if (import.meta.main) {
+  Deno.exit(await main(Deno.args));
+}

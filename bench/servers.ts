@@ -1,0 +1,162 @@
+/**
+ * The servers the bench compares. Each entry knows how to start its server,
+ * or says why it cannot run on this machine (it is then left out, visibly).
+ *
+ * @module
+ */
+
+import { PROJECT_ROOT, serverCommand } from "../tests/server_command.ts";
+import type { CommandSpec } from "./process.ts";
+
+/** One server under measurement. */
+export interface Server {
+  /** Short name used in tables, targets and `--servers`. */
+  name: string;
+  /** What it is, for the table's legend. */
+  description: string;
+  /** The command that starts it, or the reason it cannot run here. */
+  prepare(): Promise<CommandSpec | string>;
+}
+
+/** The SDK version compared against (the one the project depends on). */
+export const SDK_VERSION = "1.32.2";
+
+/** Where the Node copy of the SDK is installed (git-ignored, kept between runs). */
+export const SDK_NODE_DIR = `${PROJECT_ROOT}.bench/sdk-node`;
+
+const SDK_SERVER = `${PROJECT_ROOT}bench/sdk_server.mjs`;
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function nodeVersion(): Promise<string | undefined> {
+  try {
+    const out = await new Deno.Command("node", {
+      args: ["--version"],
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    return out.success
+      ? new TextDecoder().decode(out.stdout).trim()
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Install the SDK for Node into {@linkcode SDK_NODE_DIR} unless the right
+ * version is there already, and put the SDK server script beside it so that
+ * Node resolves the package from that `node_modules`.
+ */
+async function prepareSdkForNode(): Promise<string | undefined> {
+  const manifest =
+    `${SDK_NODE_DIR}/node_modules/@modelcontextprotocol/sdk/package.json`;
+  let installed: string | undefined;
+  try {
+    installed = JSON.parse(await Deno.readTextFile(manifest)).version;
+  } catch {
+    installed = undefined;
+  }
+  if (installed !== SDK_VERSION) {
+    console.error(
+      `bench: installing @modelcontextprotocol/sdk@${SDK_VERSION} for Node into ${SDK_NODE_DIR}`,
+    );
+    await Deno.mkdir(SDK_NODE_DIR, { recursive: true });
+    let out;
+    try {
+      out = await new Deno.Command("npm", {
+        args: [
+          "install",
+          "--no-save",
+          "--no-audit",
+          "--no-fund",
+          "--prefix",
+          SDK_NODE_DIR,
+          `@modelcontextprotocol/sdk@${SDK_VERSION}`,
+        ],
+        stdout: "null",
+        stderr: "piped",
+      }).output();
+    } catch (error) {
+      return `npm is not available (${(error as Error).message})`;
+    }
+    if (!out.success) {
+      return `npm install failed: ${new TextDecoder().decode(out.stderr)}`;
+    }
+  }
+  await Deno.copyFile(SDK_SERVER, `${SDK_NODE_DIR}/sdk_server.mjs`);
+  return undefined;
+}
+
+/** Every server the bench knows, in table order. */
+export const SERVERS: readonly Server[] = [
+  {
+    name: "ours",
+    description: "shipcode-mcp: deno run --allow-read --no-prompt main.ts",
+    prepare: () =>
+      Promise.resolve({ ...serverCommand([], "source"), cwd: PROJECT_ROOT }),
+  },
+  {
+    name: "bundle",
+    description: "shipcode-mcp bundle: deno run dist/shipcode-mcp.js",
+    prepare: async () =>
+      await exists(`${PROJECT_ROOT}dist/shipcode-mcp.js`)
+        ? { ...serverCommand([], "bundle"), cwd: PROJECT_ROOT }
+        : "dist/shipcode-mcp.js not built (deno task bundle)",
+  },
+  {
+    name: "floor",
+    description: "bench/floor.ts: minimal Deno read-parse-answer loop",
+    prepare: () =>
+      Promise.resolve({
+        command: Deno.execPath(),
+        args: [
+          "run",
+          "--allow-read",
+          "--no-prompt",
+          `${PROJECT_ROOT}bench/floor.ts`,
+        ],
+        cwd: PROJECT_ROOT,
+      }),
+  },
+  {
+    name: "sdk-node",
+    description:
+      `official SDK ${SDK_VERSION} (McpServer + StdioServerTransport) on Node`,
+    prepare: async () => {
+      const version = await nodeVersion();
+      if (version === undefined) return "node is not on PATH";
+      const problem = await prepareSdkForNode();
+      if (problem !== undefined) return problem;
+      return {
+        command: "node",
+        args: [`${SDK_NODE_DIR}/sdk_server.mjs`],
+        cwd: PROJECT_ROOT,
+      };
+    },
+  },
+  {
+    name: "sdk-deno",
+    description:
+      `official SDK ${SDK_VERSION} (McpServer + StdioServerTransport) on Deno`,
+    prepare: () =>
+      Promise.resolve({
+        command: Deno.execPath(),
+        args: [
+          "run",
+          "--allow-read",
+          "--allow-env",
+          "--no-prompt",
+          SDK_SERVER,
+        ],
+        cwd: PROJECT_ROOT,
+      }),
+  },
+];
