@@ -45,6 +45,8 @@ export class LineSplitter {
   #pending = 0;
   /** Bytes seen of a line already known to be too long; -1 when none. */
   #skipped = -1;
+  /** Whether the last byte skipped so far was `\r` (maybe a `\r\n` split). */
+  #skippedCr = false;
 
   /** Make a splitter with the given cap. */
   constructor(options: LineOptions = {}) {
@@ -76,11 +78,13 @@ export class LineSplitter {
     if (part.length === 0) return;
     if (this.#skipped >= 0) {
       this.#skipped += part.length;
+      this.#skippedCr = endsWithCr(part);
       return;
     }
     if (this.#pending + part.length > this.#max + 1) {
       // One byte of slack leaves room for a `\r` before the `\n`.
       this.#skipped = this.#pending + part.length;
+      this.#skippedCr = endsWithCr(part);
       this.#parts = [];
       this.#pending = 0;
       return;
@@ -93,8 +97,11 @@ export class LineSplitter {
   #finish(tail: Uint8Array, emit: (line: Line) => void): void {
     if (this.#skipped >= 0) {
       const total = this.#skipped + tail.length;
+      // The line end's `\r` is not part of the line, wherever the chunk
+      // boundary fell.
+      const cr = tail.length > 0 ? endsWithCr(tail) : this.#skippedCr;
       this.#skipped = -1;
-      emit(new OversizedLine(total - (endsWithCr(tail) ? 1 : 0)));
+      emit(new OversizedLine(total - (cr ? 1 : 0)));
       return;
     }
     let line: Uint8Array;

@@ -1,0 +1,182 @@
+import { strict as assert } from "node:assert";
+import {
+  DEFAULT_MAX_LINE_BYTES,
+  type Line,
+  LineSplitter,
+  LineStream,
+  OversizedLine,
+  startsWithBom,
+} from "../mcp/line_stream.ts";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** A line as text, or `<oversized N>` for a skipped one. */
+function show(line: Line): string {
+  return line instanceof OversizedLine
+    ? `<oversized ${line.bytes}>`
+    : decoder.decode(line);
+}
+
+/** Split `chunks` with a fresh splitter, then end it. */
+function split(chunks: Uint8Array[], maxLineBytes?: number): string[] {
+  const splitter = new LineSplitter({ maxLineBytes });
+  const lines: string[] = [];
+  for (const chunk of chunks) splitter.push(chunk, (l) => lines.push(show(l)));
+  splitter.end((l) => lines.push(show(l)));
+  return lines;
+}
+
+function splitText(text: string, maxLineBytes?: number): string[] {
+  return split([encoder.encode(text)], maxLineBytes);
+}
+
+/** Every way of cutting `bytes` in two and in three pieces. */
+function* cuts(bytes: Uint8Array): Generator<Uint8Array[]> {
+  for (let i = 0; i <= bytes.length; i++) {
+    yield [bytes.subarray(0, i), bytes.subarray(i)];
+    for (let j = i; j <= bytes.length; j += 3) {
+      yield [bytes.subarray(0, i), bytes.subarray(i, j), bytes.subarray(j)];
+    }
+  }
+}
+
+Deno.test("LineSplitter: \\n and \\r\\n end lines; \\r alone does not", () => {
+  assert.deepEqual(splitText("a\nb\r\nc\rd\n"), ["a", "b", "c\rd"]);
+});
+
+Deno.test("LineSplitter: a final line without a newline is flushed by end()", () => {
+  assert.deepEqual(splitText("a\nlast"), ["a", "last"]);
+  assert.deepEqual(splitText("a\nlast\r"), ["a", "last"]);
+  // Nothing after a final newline: no extra empty line.
+  assert.deepEqual(splitText("a\n"), ["a"]);
+  assert.deepEqual(splitText(""), []);
+});
+
+Deno.test("LineSplitter: empty lines come out empty (the transport skips them)", () => {
+  assert.deepEqual(splitText("\n\r\n\nx\n\n"), ["", "", "", "x", ""]);
+});
+
+Deno.test("LineSplitter: chunk boundaries anywhere give the same lines", () => {
+  const text = 'é😀\r\n{"a":"\u00e9"}\n\r\n\rz\r\nlast✓';
+  const bytes = encoder.encode(text);
+  const expected = ["é😀", '{"a":"é"}', "", "\rz", "last✓"];
+  assert.deepEqual(split([bytes]), expected);
+  let count = 0;
+  for (const chunks of cuts(bytes)) {
+    assert.deepEqual(
+      split(chunks),
+      expected,
+      `cut at ${chunks.map((c) => c.length)}`,
+    );
+    count++;
+  }
+  assert.ok(count > 100);
+});
+
+Deno.test("LineSplitter: one byte at a time", () => {
+  const bytes = encoder.encode("ab\r\n\r\ncd\ne😀");
+  const chunks = [...bytes].map((b) => Uint8Array.of(b));
+  assert.deepEqual(split(chunks), ["ab", "", "cd", "e😀"]);
+});
+
+Deno.test("LineSplitter: lines keep their bytes even when the reader reuses its buffer", () => {
+  const splitter = new LineSplitter();
+  const buffer = encoder.encode("abc");
+  const lines: string[] = [];
+  splitter.push(buffer, (l) => lines.push(show(l)));
+  buffer.set(encoder.encode("xyz"));
+  splitter.push(encoder.encode("\n"), (l) => lines.push(show(l)));
+  assert.deepEqual(lines, ["abc"]);
+});
+
+Deno.test("LineSplitter: the cap, exactly at it and one past it", () => {
+  const at = "x".repeat(8);
+  const over = "y".repeat(9);
+  assert.deepEqual(
+    splitText(`${at}\n${over}\nok\n${at}\r\n${over}\r\nok2\n${over}`, 8),
+    [
+      at,
+      "<oversized 9>",
+      "ok",
+      at,
+      "<oversized 9>",
+      "ok2",
+      "<oversized 9>",
+    ],
+  );
+});
+
+Deno.test("LineSplitter: the cap holds whatever the chunking", () => {
+  const at = "x".repeat(8);
+  const over = "y".repeat(9);
+  const far = "z".repeat(30);
+  const bytes = encoder.encode(
+    `${at}\r\n${over}\r\n${far}\r\n${far}\nok\n${over}\r`,
+  );
+  const expected = [
+    at,
+    "<oversized 9>",
+    "<oversized 30>",
+    "<oversized 30>",
+    "ok",
+    "<oversized 9>",
+  ];
+  for (const chunks of cuts(bytes)) {
+    assert.deepEqual(
+      split(chunks, 8),
+      expected,
+      `cut at ${chunks.map((c) => c.length)}`,
+    );
+  }
+});
+
+Deno.test("LineSplitter: a cap of 1 byte and the default cap", () => {
+  assert.deepEqual(splitText("a\nbb\n\nc", 1), ["a", "<oversized 2>", "", "c"]);
+  assert.equal(DEFAULT_MAX_LINE_BYTES, 8 * 1024 * 1024);
+});
+
+Deno.test("LineSplitter: an oversized line is counted, not buffered", () => {
+  // 100 MiB without a newline, in 64 KiB chunks, against a 1 KiB cap. If
+  // the splitter kept what it skips, memory would grow by 100 MiB.
+  const chunk = new Uint8Array(64 * 1024).fill(0x61);
+  const splitter = new LineSplitter({ maxLineBytes: 1024 });
+  const lines: Line[] = [];
+  const emit = (line: Line) => lines.push(line);
+  const before = Deno.memoryUsage().rss;
+  let peak = before;
+  for (let i = 0; i < 1600; i++) {
+    splitter.push(chunk, emit);
+    if (i % 100 === 0) peak = Math.max(peak, Deno.memoryUsage().rss);
+  }
+  splitter.push(encoder.encode("\r\nafter\n"), emit);
+  peak = Math.max(peak, Deno.memoryUsage().rss);
+  assert.deepEqual(lines.map(show), [
+    `<oversized ${1600 * 64 * 1024}>`,
+    "after",
+  ]);
+  assert.ok(
+    peak - before < 32 * 1024 * 1024,
+    `rss grew by ${(peak - before) >> 20} MiB`,
+  );
+});
+
+Deno.test("LineStream: bytes in, lines out, final line flushed", async () => {
+  const parts = ['{"a":1}\r', '\n\n{"b":', "2}\nxxxxxxxxxxxx\nend"];
+  const input = ReadableStream.from(parts.map((p) => encoder.encode(p)));
+  const lines: string[] = [];
+  for await (
+    const line of input.pipeThrough(new LineStream({ maxLineBytes: 10 }))
+  ) {
+    lines.push(show(line));
+  }
+  assert.deepEqual(lines, ['{"a":1}', "", '{"b":2}', "<oversized 12>", "end"]);
+});
+
+Deno.test("startsWithBom", () => {
+  assert.equal(startsWithBom(Uint8Array.of(0xef, 0xbb, 0xbf)), true);
+  assert.equal(startsWithBom(encoder.encode("\ufeff{}")), true);
+  assert.equal(startsWithBom(Uint8Array.of(0xef, 0xbb)), false);
+  assert.equal(startsWithBom(encoder.encode("{}\ufeff")), false);
+  assert.equal(startsWithBom(new Uint8Array(0)), false);
+});
