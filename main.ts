@@ -4,10 +4,41 @@
  * @module
  */
 
+import { fileURLToPath } from "node:url";
+import {
+  clientConfig,
+  clientListText,
+  isClient,
+  launchCommand,
+  unknownClientMessage,
+} from "./cli/config.ts";
 import { parseFlags, UsageError } from "./cli/flags.ts";
-import { helpText, VERSION } from "./cli/help.ts";
+import { helpText, terminalNote, VERSION } from "./cli/help.ts";
 import { createShipcodeServer } from "./app.ts";
 import { serveStdio } from "./mcp/transports/stdio.ts";
+
+const encoder = new TextEncoder();
+
+/** Why `root` cannot be served, as a one-line usage error; or undefined. */
+async function rootProblem(root: string): Promise<string | undefined> {
+  try {
+    if ((await Deno.stat(root)).isDirectory) return undefined;
+    return `--root ${root} is not a directory; pass the directory to serve, for example --root .`;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) {
+      return `--root ${root} does not exist; pass an existing directory, for example --root .`;
+    }
+    return `--root ${root} cannot be read (${
+      (error as Error).message
+    }); pass a readable directory.`;
+  }
+}
+
+/** The entry script's path, for the `deno run` command line `config` prints. */
+function mainScript(): string {
+  const url = new URL(Deno.mainModule);
+  return url.protocol === "file:" ? fileURLToPath(url) : url.href;
+}
 
 async function main(args: string[]): Promise<number> {
   let command;
@@ -18,19 +49,48 @@ async function main(args: string[]): Promise<number> {
     console.error(`shipcode-mcp: ${error.message}`);
     return 2;
   }
+  if (command.kind === "serve" || command.kind === "config") {
+    const problem = await rootProblem(command.config.root);
+    if (problem !== undefined) {
+      console.error(`shipcode-mcp: ${problem}`);
+      return 2;
+    }
+  }
   switch (command.kind) {
     case "help":
-      await Deno.stdout.write(new TextEncoder().encode(helpText()));
+      await writeAll(Deno.stdout, encoder.encode(helpText()));
       return 0;
     case "version":
-      await Deno.stdout.write(
-        new TextEncoder().encode(`shipcode-mcp ${VERSION}\n`),
-      );
+      await writeAll(Deno.stdout, encoder.encode(`shipcode-mcp ${VERSION}\n`));
       return 0;
-    case "config":
-      console.error("shipcode-mcp: the config command is not built yet.");
-      return 2;
+    case "config": {
+      // Configuration text on stdout is the point of this command (it can
+      // be redirected into the client's file); the hint goes to stderr.
+      if (command.client === undefined) {
+        await writeAll(Deno.stdout, encoder.encode(clientListText()));
+        return 0;
+      }
+      if (!isClient(command.client)) {
+        console.error(`shipcode-mcp: ${unknownClientMessage(command.client)}`);
+        return 2;
+      }
+      const launch = launchCommand({
+        standalone: Deno.build.standalone,
+        execPath: Deno.execPath(),
+        mainScript: mainScript(),
+      }, command.config);
+      const { text, hint } = clientConfig(command.client, launch);
+      await writeAll(Deno.stdout, encoder.encode(text));
+      console.error(hint);
+      return 0;
+    }
     case "serve": {
+      if (Deno.stdin.isTerminal() && command.config.logLevel !== "silent") {
+        await writeAll(
+          Deno.stderr,
+          encoder.encode(terminalNote(command.config.root)),
+        );
+      }
       const server = createShipcodeServer(command.config);
       const stop = new AbortController();
       const onSignal = () => stop.abort();
@@ -48,6 +108,14 @@ async function main(args: string[]): Promise<number> {
       return 0;
     }
   }
+}
+
+/** Write all of `bytes`: one `write` call may take only part of them. */
+async function writeAll(
+  writer: { write(p: Uint8Array): Promise<number> },
+  bytes: Uint8Array,
+): Promise<void> {
+  while (bytes.length > 0) bytes = bytes.subarray(await writer.write(bytes));
 }
 
 if (import.meta.main) {

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { isLogLevel, type LogLevel } from "../mcp/log.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../mcp/line_stream.ts";
@@ -98,6 +99,48 @@ function positiveInteger(
   return Number(value);
 }
 
+/** An example value per flag that takes one, for error messages. */
+const EXAMPLE_VALUES: Record<string, string> = {
+  "root": ".",
+  "log-level": "info",
+  "protocol-versions": DEFAULTS.protocolVersions.join(","),
+  "page-size": String(DEFAULTS.pageSize),
+  "max-line-bytes": String(DEFAULTS.maxLineBytes),
+  "max-entries": String(DEFAULTS.maxEntries),
+  "max-matches": String(DEFAULTS.maxMatches),
+  "max-read-bytes": String(DEFAULTS.maxReadBytes),
+  "max-depth": String(DEFAULTS.maxDepth),
+};
+
+/**
+ * Rewrite a `parseArgs` error as one line naming the flag and the fix;
+ * node's own wording suggests `--` tricks that mean nothing to our users.
+ */
+function parseArgsMessage(error: Error & { code?: string }): string {
+  const flag = /'(-{1,2}[A-Za-z][^' <]*)/.exec(error.message)?.[1];
+  if (flag !== undefined) {
+    if (error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+      return `unknown flag ${flag}; run shipcode-mcp --help for the flags.`;
+    }
+    if (error.message.includes("argument missing")) {
+      const example = EXAMPLE_VALUES[flag.replace(/^-+/, "")] ?? "VALUE";
+      return `${flag} needs a value; for example: ${flag} ${example}`;
+    }
+    if (error.message.includes("does not take an argument")) {
+      return `${flag} is a switch and takes no value; write ${flag} alone.`;
+    }
+  }
+  if (error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    // A short-flag group such as `-h=3` splits into odd pieces; name the
+    // piece node quotes, whatever it is.
+    const piece = /'([^']*)'/.exec(error.message)?.[1] ?? "";
+    return `unknown flag ${piece}; run shipcode-mcp --help for the flags.`;
+  }
+  return `${
+    error.message.split("\n")[0]
+  }; run shipcode-mcp --help for the flags.`;
+}
+
 /** Parse `args` (without the program name) into a {@linkcode Command}. */
 export function parseFlags(args: string[], cwd: string): Command {
   let parsed;
@@ -109,11 +152,7 @@ export function parseFlags(args: string[], cwd: string): Command {
       strict: true,
     });
   } catch (error) {
-    throw new UsageError(
-      `${
-        (error as Error).message.split("\n")[0]
-      } Run shipcode-mcp --help for the flags.`,
-    );
+    throw new UsageError(parseArgsMessage(error as Error & { code?: string }));
   }
   const { values, positionals } = parsed;
   if (values.help) return { kind: "help" };
@@ -140,8 +179,15 @@ export function parseFlags(args: string[], cwd: string): Command {
       );
     }
   }
+  if (values.root !== undefined && values.root.trim() === "") {
+    throw new UsageError(
+      `--root needs a directory, got an empty string; for example --root .`,
+    );
+  }
   const config: Config = {
-    root: values.root ?? cwd,
+    // Absolute, so logs, resource URIs and `config` output never depend on
+    // the directory the client happens to start the server in.
+    root: resolve(cwd, values.root ?? "."),
     logLevel,
     protocolVersions,
     watch: values.watch ?? DEFAULTS.watch,
@@ -178,12 +224,19 @@ export function parseFlags(args: string[], cwd: string): Command {
     includeIgnored: values["include-ignored"] ?? DEFAULTS.includeIgnored,
   };
   if (positionals.length === 0) return { kind: "serve", config };
-  if (positionals[0] === "config" && positionals.length <= 2) {
-    return { kind: "config", client: positionals[1], config };
+  if (positionals[0] === "config") {
+    if (positionals.length <= 2) {
+      return { kind: "config", client: positionals[1], config };
+    }
+    throw new UsageError(
+      `config takes one client name, got "${
+        positionals.slice(1).join(" ")
+      }"; for example shipcode-mcp config cursor.`,
+    );
   }
   throw new UsageError(
-    `Unexpected argument "${
+    `unexpected argument "${
       positionals[0]
-    }"; the only command is "config [client]". Run shipcode-mcp --help for the flags.`,
+    }"; the only command is "config [client]", run shipcode-mcp --help for the flags.`,
   );
 }

@@ -15,7 +15,8 @@ export function helpText(): string {
 
 Usage:
   shipcode-mcp [flags]                 serve JSON-RPC on stdin/stdout
-  shipcode-mcp config [client] [flags] print a client configuration
+  shipcode-mcp config [client] [flags] print a configuration for an MCP client:
+                                       claude-desktop, claude-code, cursor or vscode
 
 Flags:
   --root DIR                 directory to serve (default: the current directory)
@@ -36,5 +37,15 @@ Flags:
 
 Example:
   echo '{"jsonrpc":"2.0","id":1,"method":"ping"}' | shipcode-mcp --root .
+`;
+}
+
+/**
+ * The note printed to stderr when stdin is a terminal: a person ran the
+ * server by hand and would otherwise stare at a silent prompt.
+ */
+export function terminalNote(root: string): string {
+  return `shipcode-mcp ${VERSION} serves ${root} to an MCP client: it waits for JSON-RPC messages on stdin, one per line; quit with Ctrl+D (or Ctrl+C).
+To connect a client, run "shipcode-mcp config <client>" or see "Configure your MCP client" in README.md; --help lists the flags.
 `;
 }
