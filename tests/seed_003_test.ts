@@ -1,0 +1,99 @@
+/**
+ * The third course text (seeds/003): a server built with the library, one
+ * `echo` tool, protocol 2025-11-25, capabilities `{"tools":{"listChanged":false}}`
+ * and serverInfo `example-mcp 1.0.0`, answers initialize (params `{}`) and
+ * tools/list exactly as the grader's fixture expects.
+ *
+ * @module
+ */
+
+import { strict as assert } from "node:assert";
+import { handlers } from "../handlers/mod.ts";
+import type { JsonObject } from "../mcp/jsonrpc.ts";
+import { McpServer } from "../mcp/server.ts";
+import { Session } from "../mcp/session.ts";
+
+function exampleServer(): McpServer {
+  const server = new McpServer({
+    handlers,
+    info: { name: "example-mcp", version: "1.0.0" },
+    protocolVersions: ["2025-11-25"],
+    capabilities: { tools: { listChanged: false } },
+    strictInitialize: false,
+  });
+  server.tools.register({
+    name: "echo",
+    description: "Echoes its input back",
+    inputSchema: { type: "object", properties: {} },
+    run: (args) => ({
+      content: [{ type: "text", text: JSON.stringify(args) }],
+    }),
+  });
+  return server;
+}
+
+// The grader's requests, in order.
+const REQUESTS = [
+  { jsonrpc: "2.0", id: 1, method: "initialize", params: {} },
+  { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} },
+];
+
+// Written from the seed: result keys in the order it shows them.
+const EXPECTED = [
+  '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"example-mcp","version":"1.0.0"}}}',
+  '{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"echo","description":"Echoes its input back","inputSchema":{"type":"object","properties":{}}}]}}',
+];
+
+Deno.test("seed 003: initialize then tools/list, byte for byte", async () => {
+  const server = exampleServer();
+  const sent: string[] = [];
+  const session = new Session((line) => sent.push(line));
+  const responses: (JsonObject | undefined)[] = [];
+  for (const request of REQUESTS) {
+    responses.push(await server.handle(request, session));
+  }
+  assert.deepEqual(responses.map((r) => JSON.stringify(r)), EXPECTED);
+  // What the grader prints, as one document.
+  assert.equal(
+    JSON.stringify({ responses }),
+    `{"responses":[${EXPECTED.join(",")}]}`,
+  );
+  // Nothing went out on the side (no notifications, no requests).
+  assert.deepEqual(sent, []);
+  assert.equal(session.protocolVersion, "2025-11-25");
+});
+
+Deno.test("seed 003: the same lines through handleLine", async () => {
+  const server = exampleServer();
+  const session = new Session(() => {});
+  const lines = [];
+  for (const request of REQUESTS) {
+    lines.push(await server.handleLine(JSON.stringify(request), session));
+  }
+  assert.deepEqual(lines, EXPECTED);
+});
+
+Deno.test("seed 003: a version the server does not speak gets its own offered", async () => {
+  const server = exampleServer();
+  const response = await server.handle({
+    jsonrpc: "2.0",
+    id: "i",
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18" },
+  }, new Session(() => {}));
+  assert.equal(
+    JSON.stringify(response),
+    '{"jsonrpc":"2.0","id":"i","result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"example-mcp","version":"1.0.0"}}}',
+  );
+});
+
+Deno.test("seed 003: each session negotiates on its own", async () => {
+  const server = exampleServer();
+  const a = new Session(() => {});
+  const b = new Session(() => {});
+  const init = REQUESTS[0];
+  assert.equal(JSON.stringify(await server.handle(init, a)), EXPECTED[0]);
+  assert.equal(JSON.stringify(await server.handle(init, b)), EXPECTED[0]);
+  const again = await server.handle({ ...init, id: 3 }, a);
+  assert.equal((again?.error as JsonObject).code, -32600);
+});
