@@ -19,6 +19,7 @@ import {
   RpcError,
 } from "./jsonrpc.ts";
 import { type Logger, stderrLogger } from "./log.ts";
+import type { ResourceProvider } from "./resource.ts";
 import type { Session } from "./session.ts";
 import { ToolRegistry } from "./tool.ts";
 
@@ -83,6 +84,8 @@ export interface McpServerOptions {
   pageSize?: number;
   /** Where the server logs; default stderr at level `error`. */
   logger?: Logger;
+  /** Where `resources/*` methods find resources; none when undefined. */
+  resources?: ResourceProvider;
 }
 
 /** The protocol version this project implements. */
@@ -183,6 +186,8 @@ export class McpServer {
   readonly tools: ToolRegistry = new ToolRegistry();
   /** Where the server logs. */
   readonly logger: Logger;
+  /** The resource provider, if the server has resources. */
+  readonly resources: ResourceProvider | undefined;
 
   /** Make a server from its configuration. */
   constructor(options: McpServerOptions) {
@@ -198,6 +203,7 @@ export class McpServer {
     this.strictInitialize = options.strictInitialize ?? true;
     this.pageSize = options.pageSize ?? 100;
     this.logger = options.logger ?? stderrLogger();
+    this.resources = options.resources;
   }
 
   /**

@@ -1,0 +1,165 @@
+/**
+ * Resources: what one is on the wire, and the provider interface a server
+ * lists, reads and watches them through. The core knows nothing about
+ * where resources come from; `resources/` implements a provider for a
+ * workspace directory.
+ *
+ * @module
+ */
+
+import { ErrorCode, type JsonObject, RpcError } from "./jsonrpc.ts";
+
+/** Hints about a resource, as the MCP specification defines them. */
+export interface ResourceAnnotations {
+  audience?: ("user" | "assistant")[];
+  priority?: number;
+  lastModified?: string;
+}
+
+/** One entry of `resources/list`; keys in wire order. */
+export interface Resource {
+  /** The resource's identity. */
+  uri: string;
+  /** Programmatic name (for files: the path relative to the root). */
+  name: string;
+  /** Human-readable name. */
+  title?: string;
+  /** What it is. */
+  description?: string;
+  /** MIME type, when known. */
+  mimeType?: string;
+  /** Hints. */
+  annotations?: ResourceAnnotations;
+  /** Size in bytes of the raw content, when known. */
+  size?: number;
+}
+
+/** One entry of `resources/templates/list`; keys in wire order. */
+export interface ResourceTemplate {
+  /** An RFC 6570 URI template. */
+  uriTemplate: string;
+  /** Programmatic name. */
+  name: string;
+  /** Human-readable name. */
+  title?: string;
+  /** What it addresses. */
+  description?: string;
+  /** MIME type, only when every match has the same one. */
+  mimeType?: string;
+  /** Hints. */
+  annotations?: ResourceAnnotations;
+}
+
+/** Text content of a resource. */
+export interface TextResourceContents {
+  uri: string;
+  mimeType?: string;
+  text: string;
+}
+
+/** Binary content of a resource, base64-encoded. */
+export interface BlobResourceContents {
+  uri: string;
+  mimeType?: string;
+  blob: string;
+}
+
+/** One item of a `resources/read` result. */
+export type ResourceContents = TextResourceContents | BlobResourceContents;
+
+/** One page of resources; `nextKey` resumes after the page when more remain. */
+export interface ResourcePage {
+  resources: Resource[];
+  nextKey?: string;
+}
+
+/** What changed during one burst of activity. */
+export interface ResourceChanges {
+  /** URIs (canonical) of resources whose content changed or that vanished. */
+  updated: readonly string[];
+  /** Whether resources appeared or vanished (the list changed). */
+  listChanged: boolean;
+  /** Too much changed to name: every resource may have changed. */
+  all?: boolean;
+}
+
+/** A running watch; `close` stops it and frees what it holds. */
+export interface ResourceWatch {
+  close(): void;
+}
+
+/** Where a server's resources come from. */
+export interface ResourceProvider {
+  /**
+   * Up to `limit` resources in the provider's fixed order, starting after
+   * the one whose key is `after` (from an earlier page's `nextKey`). Throws
+   * -32602 for a key it cannot have handed out.
+   */
+  list(
+    after: string | undefined,
+    limit: number,
+    signal: AbortSignal,
+  ): Promise<ResourcePage>;
+  /** The URI templates that address this provider's resources. */
+  templates(): readonly ResourceTemplate[];
+  /**
+   * The contents of the resource `uri`. Throws -32002 (see
+   * {@linkcode resourceNotFound}) when there is no such resource.
+   */
+  read(uri: string, signal: AbortSignal): Promise<ResourceContents[]>;
+  /**
+   * The canonical URI of the existing resource `uri` names (so that
+   * differently spelled URIs of one resource compare equal). Throws -32002
+   * when there is none.
+   */
+  canonicalUri(uri: string): Promise<string>;
+  /**
+   * The canonical spelling of `uri` without checking that the resource
+   * exists, or undefined when it cannot name one of this provider's.
+   */
+  normalizeUri(uri: string): string | undefined;
+  /**
+   * Present when the provider can report changes: calls `listener` once
+   * per burst of changes until the watch is closed.
+   */
+  watch?(listener: (changes: ResourceChanges) => void): ResourceWatch;
+}
+
+/** The -32002 error for a URI that names no (readable) resource. */
+export function resourceNotFound(uri: string): RpcError {
+  return new RpcError(ErrorCode.ResourceNotFound, "Resource not found", {
+    uri,
+  });
+}
+
+/**
+ * The `uri` param of a resources request: a string that parses as an
+ * absolute URI. Anything else is -32602.
+ */
+export function uriParam(params: JsonObject): string {
+  const uri = params.uri;
+  if (uri === undefined) {
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      "Invalid params",
+      'Missing "uri": pass the URI of a resource from resources/list, for example {"uri":"file:///path/to/file"}.',
+    );
+  }
+  if (typeof uri !== "string") {
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      "Invalid params",
+      '"uri" must be a string, the URI of a resource from resources/list.',
+    );
+  }
+  if (!URL.canParse(uri)) {
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      "Invalid params",
+      `"uri" is not an absolute URI (RFC 3986): ${
+        JSON.stringify(uri.slice(0, 200))
+      }; use one from resources/list.`,
+    );
+  }
+  return uri;
+}
