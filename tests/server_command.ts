@@ -95,10 +95,18 @@ export function targetStatus(
     }
     case "binary": {
       const path = binaryPath();
-      return isFile(path) ? { available: true } : {
-        available: false,
-        reason: `${path} not built (run deno task compile)`,
-      };
+      if (isFile(path)) return { available: true };
+      // scripts/compile.ts --try (run by `deno task test`) leaves the reason
+      // a build failed here, e.g. no network to fetch the runtime base.
+      let why: string;
+      try {
+        why = Deno.readTextFileSync(
+          `${PROJECT_ROOT}dist/shipcode-mcp.unavailable`,
+        ).trim();
+      } catch {
+        why = "not built (run deno task compile)";
+      }
+      return { available: false, reason: `${path}: ${why}` };
     }
   }
 }

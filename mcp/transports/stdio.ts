@@ -62,6 +62,8 @@ class MessageWriter {
   #writing: Promise<void> | undefined;
   /** Set once the other end stopped reading; nothing is written after. */
   broken = false;
+  /** Called once when the output breaks, so reading can stop at once. */
+  onBroken: (() => void) | undefined;
 
   constructor(output: ByteWriter) {
     this.#output = output;
@@ -101,6 +103,7 @@ class MessageWriter {
       this.broken = true;
       this.#queue = [];
       this.#queuedChars = 0;
+      this.onBroken?.();
     } finally {
       this.#writing = undefined;
     }
@@ -233,6 +236,8 @@ export async function serveStdio(
 
   const reader = input.getReader();
   const stop = () => reader.cancel().catch(() => {});
+  // Without stdout there is no one to answer: stop waiting for input.
+  writer.onBroken = stop;
   options.signal?.addEventListener("abort", stop, { once: true });
   try {
     while (!writer.broken) {
