@@ -1,0 +1,74 @@
+import { strict as assert } from "node:assert";
+import { RootUri } from "../resources/uri.ts";
+
+const root = new RootUri("/srv/my code");
+
+Deno.test("RootUri: the root's URI is percent-encoded with a trailing slash", () => {
+  assert.equal(root.prefix, "file:///srv/my%20code/");
+  assert.equal(new RootUri("/").prefix, "file:///");
+});
+
+Deno.test("RootUri: names round-trip through their URI, one spelling each", () => {
+  const names = [
+    "a.txt",
+    "dir/sub/file.ts",
+    "100%.txt",
+    "x#y?z.txt",
+    "é/ü.txt",
+    "a;b=c@d&e+f,g$h!i'j(k)l*m~n",
+    "sp ace/[x]{y}|^`",
+    "%2e%2e",
+  ];
+  for (const name of names) {
+    const uri = root.uriOf(name);
+    assert.ok(uri.startsWith(root.prefix), uri);
+    assert.equal(root.relativeOf(uri), name, uri);
+    assert.equal(root.normalize(uri), uri);
+  }
+});
+
+Deno.test("RootUri: other spellings of one file normalise to its URI", () => {
+  const canonical = "file:///srv/my%20code/src/main.ts";
+  for (
+    const spelling of [
+      "file:///srv/my%20code/src/main.ts",
+      "file://localhost/srv/my%20code/src/main.ts",
+      "FILE:///srv/my%20code/src/main.ts",
+      "file:///srv/my code/src/main.ts",
+      "file:///srv/my%20code/./src/../src/main.ts",
+      "file:///srv/my%20code/src/%2e/main.ts",
+      "file:///srv/my%20code/lib/%2e%2e/src/main.ts",
+      "file:///srv/%6Dy%20code/src/m%61in.ts",
+    ]
+  ) {
+    assert.equal(root.normalize(spelling), canonical, spelling);
+  }
+});
+
+Deno.test("RootUri: URIs naming nothing under the root give undefined", () => {
+  for (
+    const uri of [
+      "http://example.com/srv/my%20code/a.txt",
+      "file://otherhost/srv/my%20code/a.txt",
+      "file:///srv/my%20code/a.txt?x=1",
+      "file:///srv/my%20code/a.txt?",
+      "file:///srv/my%20code/a.txt#frag",
+      "file:///srv/my%20code/",
+      "file:///srv/my%20code",
+      "file:///srv/other/a.txt",
+      "file:///srv/my%20codex/a.txt",
+      "file:///srv/my%20code/%2e%2e/%2e%2e/etc/passwd",
+      "file:///srv/my%20code/..%2f..%2fetc/passwd",
+      "file:///srv/my%20code/sub%2f..%2f..%2fx",
+      "file:///srv/my%20code/a%5c..%5cb",
+      "file:///srv/my%20code/a%00.txt",
+      "file:///srv/my%20code//a.txt",
+      "file:///srv/my%20code/a/",
+      "file:///srv/my%20code/%zz",
+      "file:///srv/my%20code/%C3",
+      "not a uri",
+    ]
+  ) {
+    assert.equal(root.relativeOf(uri), undefined, uri);
+  }
+});
