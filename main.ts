@@ -91,7 +91,7 @@ async function main(args: string[]): Promise<number> {
           encoder.encode(terminalNote(command.config.root)),
         );
       }
-      const server = createShipcodeServer(command.config);
+      const server = await createShipcodeServer(command.config);
       const stop = new AbortController();
       const onSignal = () => stop.abort();
       for (const signal of ["SIGINT", "SIGTERM"] as const) {

@@ -1,13 +1,25 @@
 /**
- * `tools/list`: the server's tools, in registration order.
+ * `tools/list`: the server's tools sorted by name, a page at a time.
  *
  * @module
  */
 
 import type { Handler } from "../mcp/server.ts";
+import { paginate } from "../mcp/pagination.ts";
 import { toolDefinition } from "../mcp/tool.ts";
 
 /** Handle `tools/list`. */
-export const toolsList: Handler = (_params, { server }) => ({
-  tools: server.tools.list().map(toolDefinition),
-});
+export const toolsList: Handler = (params, { server }) => {
+  // Keyset pagination needs items sorted by their key: the tool name.
+  const page = paginate(
+    server.tools.sorted(),
+    params.cursor,
+    server.pageSize,
+    (tool) => tool.name,
+  );
+  const result: { tools: unknown[]; nextCursor?: string } = {
+    tools: page.items.map(toolDefinition),
+  };
+  if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+  return result;
+};

@@ -6,6 +6,11 @@
 
 import type { JsonObject } from "./jsonrpc.ts";
 import type { HandlerContext } from "./server.ts";
+import {
+  compileSchema,
+  type SchemaCheck,
+  type SchemaFailure,
+} from "./json_schema.ts";
 
 /** Hints about a tool's behaviour, as the MCP specification defines them. */
 export interface ToolAnnotations {
@@ -58,16 +63,29 @@ export function toolDefinition(tool: Tool): JsonObject {
   return definition;
 }
 
-/** The tools a server offers, in registration order. */
+/**
+ * The tools a server offers. Schemas are compiled once per tool, on first
+ * use (the validator loads lazily, off the startup path); {@linkcode
+ * ToolRegistry.prepare} compiles them all ahead of time.
+ */
 export class ToolRegistry {
   readonly #tools = new Map<string, Tool>();
+  readonly #inputChecks = new Map<string, Promise<SchemaCheck>>();
+  readonly #outputChecks = new Map<string, Promise<SchemaCheck>>();
+  #sorted: Tool[] | undefined;
 
-  /** Add a tool; its name must be new. */
+  /** Add a tool; its name must be new and its inputSchema an object schema. */
   register(tool: Tool): void {
     if (this.#tools.has(tool.name)) {
       throw new TypeError(`A tool named "${tool.name}" is already registered`);
     }
+    if (tool.inputSchema.type !== "object") {
+      throw new TypeError(
+        `Tool "${tool.name}": inputSchema must have "type": "object"`,
+      );
+    }
     this.#tools.set(tool.name, tool);
+    this.#sorted = undefined;
   }
 
   /** The tool called `name`, if any. */
@@ -80,8 +98,47 @@ export class ToolRegistry {
     return [...this.#tools.values()];
   }
 
+  /** All tools sorted by name (code-unit order): the `tools/list` order. */
+  sorted(): readonly Tool[] {
+    return this.#sorted ??= this.list().sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0
+    );
+  }
+
   /** How many tools there are. */
   get size(): number {
     return this.#tools.size;
+  }
+
+  /** Check `args` against the tool's inputSchema; empty when valid. */
+  async validateArguments(tool: Tool, args: unknown): Promise<SchemaFailure[]> {
+    let check = this.#inputChecks.get(tool.name);
+    if (check === undefined) {
+      check = compileSchema(tool.inputSchema);
+      this.#inputChecks.set(tool.name, check);
+    }
+    return (await check)(args);
+  }
+
+  /**
+   * Check a result's `structuredContent` against the tool's outputSchema;
+   * empty when valid or when the tool declares none.
+   */
+  async validateOutput(tool: Tool, value: unknown): Promise<SchemaFailure[]> {
+    const schema = tool.outputSchema;
+    if (schema === undefined) return [];
+    let check = this.#outputChecks.get(tool.name);
+    if (check === undefined) {
+      check = compileSchema(schema);
+      this.#outputChecks.set(tool.name, check);
+    }
+    return (await check)(value);
+  }
+
+  /** Compile every tool's input schema now (e.g. in the background). */
+  async prepare(): Promise<void> {
+    for (const tool of this.#tools.values()) {
+      await this.validateArguments(tool, {});
+    }
   }
 }

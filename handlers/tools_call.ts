@@ -1,0 +1,81 @@
+/**
+ * `tools/call`: find the tool, validate its arguments against its
+ * inputSchema, run it.
+ *
+ * Failures a model can correct (bad arguments under 2025-11-25 and later,
+ * and everything that goes wrong while the tool runs) come back as a result
+ * with `isError: true`; only a call that names no tool, or (up to 2025-06-18)
+ * carries invalid arguments, is a JSON-RPC error.
+ *
+ * @module
+ */
+
+import { ErrorCode, type JsonObject, RpcError } from "../mcp/jsonrpc.ts";
+import type { Handler, HandlerContext } from "../mcp/server.ts";
+import { formatFailures } from "../mcp/json_schema.ts";
+import { toolError } from "../mcp/content.ts";
+import type { Tool, ToolResult } from "../mcp/tool.ts";
+import { WorkspaceError } from "../workspace/workspace.ts";
+
+/**
+ * The first protocol version in which invalid tool arguments are a tool
+ * execution error rather than a protocol error.
+ */
+export const ARGUMENT_ERRORS_AS_RESULTS_SINCE = "2025-11-25";
+
+function invalidParams(detail: unknown): RpcError {
+  return new RpcError(ErrorCode.InvalidParams, "Invalid params", detail);
+}
+
+/** Handle `tools/call`. */
+export const toolsCall: Handler = async (params, ctx) => {
+  const name = params.name;
+  if (typeof name !== "string") {
+    throw invalidParams(
+      'tools/call needs "name", a string naming a tool from tools/list.',
+    );
+  }
+  const tool = ctx.server.tools.get(name);
+  if (tool === undefined) {
+    throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+  }
+  const args = params.arguments ?? {};
+  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+    throw invalidParams(
+      '"arguments" must be an object of named arguments (or omitted).',
+    );
+  }
+  const failures = await ctx.server.tools.validateArguments(tool, args);
+  if (failures.length > 0) {
+    const version = ctx.session.protocolVersion;
+    if (version !== undefined && version >= ARGUMENT_ERRORS_AS_RESULTS_SINCE) {
+      return toolError(
+        `Invalid arguments for tool ${name}:\n${
+          formatFailures(failures).join("\n")
+        }\nFix them to match the tool's inputSchema (see tools/list) and call again.`,
+      );
+    }
+    throw invalidParams({ tool: name, errors: failures });
+  }
+  return await run(tool, args as JsonObject, ctx);
+};
+
+async function run(
+  tool: Tool,
+  args: JsonObject,
+  ctx: HandlerContext,
+): Promise<ToolResult> {
+  try {
+    return await tool.run(args, ctx);
+  } catch (error) {
+    // Cancelled: the server drops the response; nothing to report.
+    if (ctx.signal.aborted) throw error;
+    if (error instanceof WorkspaceError) return toolError(error.message);
+    ctx.server.logger.log("error", `tool ${tool.name} failed:`, error);
+    return toolError(
+      `Tool ${tool.name} failed unexpectedly (${
+        error instanceof Error ? error.message : String(error)
+      }). Try different arguments; the server log has details.`,
+    );
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Builders for tool-result content blocks and results, in the shapes and
+ * key orders the MCP specification gives them.
+ *
+ * @module
+ */
+
+import type { JsonObject } from "./jsonrpc.ts";
+import type { ContentBlock, ToolResult } from "./tool.ts";
+
+/** A text block. */
+export function textContent(text: string): ContentBlock {
+  return { type: "text", text };
+}
+
+/** An image block: base64 data and its MIME type. */
+export function imageContent(data: string, mimeType: string): ContentBlock {
+  return { type: "image", data, mimeType };
+}
+
+/** An audio block: base64 data and its MIME type. */
+export function audioContent(data: string, mimeType: string): ContentBlock {
+  return { type: "audio", data, mimeType };
+}
+
+/** A link to a resource the client may read with `resources/read`. */
+export function resourceLink(
+  link: {
+    uri: string;
+    name: string;
+    title?: string;
+    description?: string;
+    mimeType?: string;
+    size?: number;
+  },
+): ContentBlock {
+  const block: ContentBlock = { type: "resource_link", uri: link.uri };
+  block.name = link.name;
+  if (link.title !== undefined) block.title = link.title;
+  if (link.description !== undefined) block.description = link.description;
+  if (link.mimeType !== undefined) block.mimeType = link.mimeType;
+  if (link.size !== undefined) block.size = link.size;
+  return block;
+}
+
+/** A resource embedded in the result: text, or base64 `blob`. */
+export function embeddedResource(
+  resource:
+    & { uri: string; mimeType?: string }
+    & ({ text: string } | { blob: string }),
+): ContentBlock {
+  const inner: JsonObject = { uri: resource.uri };
+  if (resource.mimeType !== undefined) inner.mimeType = resource.mimeType;
+  if ("text" in resource) inner.text = resource.text;
+  else inner.blob = resource.blob;
+  return { type: "resource", resource: inner };
+}
+
+/** A successful result with structured data, also given as JSON text. */
+export function structuredResult(
+  data: JsonObject,
+  extra: ContentBlock[] = [],
+): ToolResult {
+  return {
+    content: [...extra, textContent(JSON.stringify(data))],
+    structuredContent: data,
+  };
+}
+
+/** A tool execution error: the message tells the model what to do. */
+export function toolError(message: string): ToolResult {
+  return { content: [textContent(message)], isError: true };
+}
+
+/** Base64 of `bytes`, for image, audio and blob content. */
+export function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  const chunk = 0x8000;
+  for (let i = 0; i < bytes.length; i += chunk) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + chunk));
+  }
+  return btoa(binary);
+}

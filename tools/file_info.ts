@@ -1,0 +1,106 @@
+/**
+ * `file_info`: size, modification time, type, MIME type, and line count of
+ * a text file.
+ *
+ * @module
+ */
+
+import type { JsonObject } from "../mcp/jsonrpc.ts";
+import type { Tool } from "../mcp/tool.ts";
+import { structuredResult } from "../mcp/content.ts";
+import { isProbablyText, textEncodingOf } from "../workspace/content.ts";
+import type { Workspace } from "../workspace/workspace.ts";
+import { loadMimeTypeOf, READ_ONLY } from "./common.ts";
+import { sniff } from "./read_file.ts";
+
+/** Count lines by newline bytes: a last line without "\n" counts too. */
+async function countLines(
+  absolute: string,
+  encoding: string,
+  signal: AbortSignal,
+): Promise<number> {
+  using file = await Deno.open(absolute);
+  const buffer = new Uint8Array(64 * 1024);
+  // A UTF-16 newline is 0x0A at an even (LE) or odd (BE) offset; checking
+  // the parity keeps other characters' bytes from counting.
+  const parity = encoding === "utf-16le" ? 0 : encoding === "utf-16be" ? 1 : -1;
+  let lines = 0;
+  let position = 0;
+  let lastNewlineEnd = -1;
+  while (true) {
+    signal.throwIfAborted();
+    const read = await file.read(buffer);
+    if (read === null) break;
+    for (let i = 0; i < read; i++) {
+      if (buffer[i] !== 0x0a) continue;
+      const at = position + i;
+      if (parity !== -1 && at % 2 !== parity) continue;
+      lines++;
+      // Where the newline character ends (UTF-16 LE has its 0x00 after).
+      lastNewlineEnd = at + (parity === 0 ? 2 : 1);
+    }
+    position += read;
+  }
+  const bomBytes = parity === -1 ? 0 : 2;
+  if (position <= bomBytes) return 0;
+  return lastNewlineEnd === position ? lines : lines + 1;
+}
+
+/** Make the `file_info` tool over `ws`. */
+export function fileInfoTool(ws: Workspace): Tool {
+  return {
+    name: "file_info",
+    title: "File info",
+    description:
+      "Describe a workspace path without reading it all: type (file, directory, other), size in bytes, last modification time (ISO 8601), MIME type by extension, whether it is text, and for text files the number of lines.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        path: {
+          type: "string",
+          description: "Path relative to the workspace root.",
+        },
+      },
+      required: ["path"],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: "object",
+      properties: {
+        path: { type: "string" },
+        type: { enum: ["file", "directory", "other"] },
+        size: { type: "integer", minimum: 0 },
+        modified: { type: ["string", "null"] },
+        mimeType: { type: "string" },
+        isText: { type: "boolean" },
+        lines: { type: "integer", minimum: 0 },
+      },
+      required: ["path", "type", "size", "modified"],
+    },
+    annotations: READ_ONLY,
+    async run(args, ctx) {
+      const target = await ws.resolve(args.path as string);
+      const info = target.info;
+      const data: JsonObject = {
+        path: target.relative,
+        type: info.isFile ? "file" : info.isDirectory ? "directory" : "other",
+        size: info.size,
+        modified: info.mtime?.toISOString() ?? null,
+      };
+      if (info.isFile) {
+        const mimeType = (await loadMimeTypeOf())(target.relative);
+        if (mimeType !== undefined) data.mimeType = mimeType;
+        const head = await sniff(target.absolute);
+        data.isText = isProbablyText(head);
+        if (data.isText) {
+          data.lines = await countLines(
+            target.absolute,
+            textEncodingOf(head),
+            ctx.signal,
+          );
+        }
+      }
+      return structuredResult(data);
+    },
+  };
+}

@@ -1,0 +1,257 @@
+/**
+ * `read_file`: a text file by line range, with line numbers; images and
+ * audio as such; other binary files described instead of dumped.
+ *
+ * @module
+ */
+
+import type { JsonObject } from "../mcp/jsonrpc.ts";
+import type { ContentBlock, Tool } from "../mcp/tool.ts";
+import {
+  audioContent,
+  imageContent,
+  structuredResult,
+  toBase64,
+  toolError,
+} from "../mcp/content.ts";
+import { isProbablyText, textEncodingOf } from "../workspace/content.ts";
+import type { Workspace } from "../workspace/workspace.ts";
+import { loadMimeTypeOf, plural, READ_ONLY, type ToolCaps } from "./common.ts";
+
+/** Lines returned when the call gives no `limit`. */
+export const DEFAULT_LINE_LIMIT = 2000;
+
+/** Bytes sniffed to tell text from binary. */
+export const SNIFF_BYTES = 8192;
+
+/** The first `SNIFF_BYTES` of a file. */
+export async function sniff(absolute: string): Promise<Uint8Array> {
+  using file = await Deno.open(absolute);
+  const buffer = new Uint8Array(SNIFF_BYTES);
+  let filled = 0;
+  while (filled < buffer.length) {
+    const read = await file.read(buffer.subarray(filled));
+    if (read === null) break;
+    filled += read;
+  }
+  return buffer.subarray(0, filled);
+}
+
+/** Whether files of this MIME type come back as media content. */
+function mediaKind(
+  mimeType: string | undefined,
+): "image" | "audio" | undefined {
+  if (mimeType === undefined) return undefined;
+  // SVG is XML text: reading it as lines is more useful to a model.
+  if (mimeType.startsWith("image/") && mimeType !== "image/svg+xml") {
+    return "image";
+  }
+  if (mimeType.startsWith("audio/")) return "audio";
+  return undefined;
+}
+
+/** Lines of a decoded text stream, without their "\n" / "\r\n". */
+async function* linesOf(
+  chunks: AsyncIterable<string>,
+): AsyncGenerator<string> {
+  let rest = "";
+  for await (const chunk of chunks) {
+    rest += chunk;
+    let start = 0;
+    let newline: number;
+    while ((newline = rest.indexOf("\n", start)) !== -1) {
+      const end = newline > start && rest[newline - 1] === "\r"
+        ? newline - 1
+        : newline;
+      yield rest.slice(start, end);
+      start = newline + 1;
+    }
+    rest = rest.slice(start);
+  }
+  if (rest.length > 0) yield rest;
+}
+
+/** Make the `read_file` tool over `ws`. */
+export function readFileTool(
+  ws: Workspace,
+  caps: Pick<ToolCaps, "maxReadBytes">,
+): Tool {
+  return {
+    name: "read_file",
+    title: "Read file",
+    description:
+      `Read a text file from the workspace by line range; structuredContent.lines holds each line with its 1-based number. "offset" is the first line (default 1), "limit" the number of lines (default ${DEFAULT_LINE_LIMIT}); "hasMore" says whether lines follow. At most ${caps.maxReadBytes} bytes of text are returned per call. Images and audio come back as media content; other binary files are described (size, type) rather than shown.`,
+    inputSchema: {
+      type: "object",
+      properties: {
+        path: {
+          type: "string",
+          minLength: 1,
+          description:
+            'File path relative to the workspace root, e.g. "src/main.ts".',
+        },
+        offset: {
+          type: "integer",
+          minimum: 1,
+          description: "First line to return, 1-based (default 1).",
+        },
+        limit: {
+          type: "integer",
+          minimum: 1,
+          description:
+            `Number of lines to return (default ${DEFAULT_LINE_LIMIT}).`,
+        },
+      },
+      required: ["path"],
+      additionalProperties: false,
+    },
+    outputSchema: {
+      type: "object",
+      properties: {
+        path: { type: "string" },
+        kind: { enum: ["text", "image", "audio", "binary"] },
+        size: { type: "integer", minimum: 0 },
+        mimeType: { type: "string" },
+        startLine: { type: "integer", minimum: 1 },
+        endLine: { type: "integer", minimum: 0 },
+        totalLines: { type: "integer", minimum: 0 },
+        hasMore: { type: "boolean" },
+        lines: {
+          type: "array",
+          items: {
+            type: "object",
+            properties: {
+              line: { type: "integer", minimum: 1 },
+              text: { type: "string" },
+            },
+            required: ["line", "text"],
+          },
+        },
+        truncated: { type: "boolean" },
+        note: { type: "string" },
+      },
+      required: ["path", "kind", "size", "truncated"],
+    },
+    annotations: READ_ONLY,
+    async run(args, ctx) {
+      const path = args.path as string;
+      const offset = (args.offset as number | undefined) ?? 1;
+      const limit = (args.limit as number | undefined) ?? DEFAULT_LINE_LIMIT;
+      const file = await ws.resolve(path);
+      if (file.info.isDirectory) {
+        return toolError(
+          `"${path}" is a directory; use list_directory to see its entries.`,
+        );
+      }
+      if (!file.info.isFile) {
+        return toolError(
+          `"${path}" is not a regular file (a device, socket or pipe) and cannot be read.`,
+        );
+      }
+      const size = file.info.size;
+      const mimeType = (await loadMimeTypeOf())(file.relative);
+      const base: JsonObject = { path: file.relative };
+      const media = mediaKind(mimeType);
+      if (media !== undefined && mimeType !== undefined) {
+        if (size > caps.maxReadBytes) {
+          return toolError(
+            `"${path}" is a ${media} of ${size} bytes, over the ${caps.maxReadBytes}-byte read limit (--max-read-bytes); use file_info for its details.`,
+          );
+        }
+        const bytes = await Deno.readFile(file.absolute, {
+          signal: ctx.signal,
+        });
+        const block: ContentBlock = media === "image"
+          ? imageContent(toBase64(bytes), mimeType)
+          : audioContent(toBase64(bytes), mimeType);
+        return structuredResult(
+          { ...base, kind: media, size, mimeType, truncated: false },
+          [block],
+        );
+      }
+      const head = await sniff(file.absolute);
+      if (!isProbablyText(head)) {
+        const type = mimeType ?? "application/octet-stream";
+        return structuredResult({
+          ...base,
+          kind: "binary",
+          size,
+          mimeType: type,
+          truncated: false,
+          note:
+            `Binary file (${size} bytes, ${type}); its bytes are not shown. Use file_info for details.`,
+        });
+      }
+
+      // Text: stream it, so a line range of a huge file costs only the
+      // bytes up to that range, and stop once the range is filled.
+      using handle = await Deno.open(file.absolute);
+      const text = handle.readable.pipeThrough(
+        new TextDecoderStream(textEncodingOf(head)),
+      );
+      const lines: JsonObject[] = [];
+      let number = 0;
+      let budget = caps.maxReadBytes;
+      let truncated = false;
+      let hasMore = false;
+      let reachedEnd = true;
+      const encoder = new TextEncoder();
+      for await (const line of linesOf(text)) {
+        number++;
+        if (number < offset) {
+          if (number % 4096 === 0) ctx.signal.throwIfAborted();
+          continue;
+        }
+        if (lines.length === limit || truncated) {
+          hasMore = true;
+          reachedEnd = false;
+          break;
+        }
+        const bytes = encoder.encode(line).length + 1;
+        if (bytes > budget) {
+          truncated = true;
+          if (lines.length === 0) {
+            // One line larger than the whole budget: return its start.
+            lines.push({ line: number, text: line.slice(0, budget) });
+          }
+          hasMore = true;
+          reachedEnd = false;
+          break;
+        }
+        budget -= bytes;
+        lines.push({ line: number, text: line });
+      }
+      await text.cancel().catch(() => {});
+      if (reachedEnd && number > 0 && offset > number) {
+        return toolError(
+          `"${path}" has ${
+            plural(number, "line", "lines")
+          }; offset ${offset} is past the end. Use an offset from 1 to ${number}.`,
+        );
+      }
+      const data: JsonObject = {
+        ...base,
+        kind: "text",
+        size,
+      };
+      if (mimeType !== undefined) data.mimeType = mimeType;
+      data.startLine = offset;
+      data.endLine = offset + lines.length - 1;
+      if (reachedEnd) data.totalLines = number;
+      data.hasMore = hasMore;
+      data.lines = lines;
+      data.truncated = truncated;
+      if (truncated) {
+        data.note =
+          `Output stops at the ${caps.maxReadBytes}-byte read limit (--max-read-bytes); call again with offset ${
+            offset + lines.length
+          } for the rest.`;
+      } else if (hasMore) {
+        data.note = `More lines follow; call again with offset ${
+          offset + lines.length
+        } to continue.`;
+      }
+      return structuredResult(data);
+    },
+  };
+}
