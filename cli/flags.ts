@@ -82,6 +82,9 @@ const OPTIONS = {
   "version": { type: "boolean", short: "V" },
 } as const;
 
+/** The long name of every flag, without the leading `--`. */
+export const FLAG_NAMES: readonly string[] = Object.keys(OPTIONS);
+
 function positiveInteger(
   flag: string,
   value: string | undefined,

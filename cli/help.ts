@@ -35,8 +35,9 @@ Flags:
   -h, --help                 show this help
   -V, --version              print the version
 
-Example:
+Examples:
   echo '{"jsonrpc":"2.0","id":1,"method":"ping"}' | shipcode-mcp --root .
+  shipcode-mcp config claude-desktop --root ~/code/project
 `;
 }
 

@@ -175,12 +175,17 @@ async function buildOne(
   }
   const sentence = explainFailure(outcome, label, timeoutSeconds);
   if (sentence !== undefined) return { built: false, reason: sentence };
-  // Unknown failure: deno's own words, then a summary line.
+  // Unknown failure: deno's own words, then a summary line that quotes
+  // the first error, since the summary is also the tests' skip reason.
   console.error(outcome.stderr.trimEnd());
+  const firstError = outcome.stderr.split("\n").find((line) =>
+    /error/i.test(line)
+  )?.trim();
   return {
     built: false,
-    reason:
-      `deno compile for ${label} failed (exit ${outcome.code}); its output is above.`,
+    reason: `deno compile for ${label} failed (exit ${outcome.code})${
+      firstError ? `: ${firstError}` : ""
+    }.`,
   };
 }
 

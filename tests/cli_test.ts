@@ -1,0 +1,225 @@
+/**
+ * The command line of the real server process, for every build target:
+ * `--help`, `--version`, usage errors (one line on stderr, exit 2, nothing
+ * on stdout), `config`, `--root` checks, and the note shown when stdin is a
+ * terminal.
+ */
+
+import { strict as assert } from "node:assert";
+import { join } from "node:path";
+import { FLAG_NAMES } from "../cli/flags.ts";
+import { VERSION } from "../cli/help.ts";
+import {
+  PROJECT_ROOT,
+  serverCommand,
+  type Target,
+  TARGETS,
+  targetStatus,
+} from "./server_command.ts";
+
+const decoder = new TextDecoder();
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the server for `target` with `args`, `input` on stdin (or none). */
+async function run(
+  target: Target,
+  args: string[],
+  input?: string,
+): Promise<Run> {
+  const { command, args: full } = serverCommand(args, target);
+  const child = new Deno.Command(command, {
+    args: full,
+    cwd: PROJECT_ROOT,
+    stdin: input === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  if (input !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(input));
+    await writer.close();
+  }
+  const out = await child.output();
+  return {
+    code: out.code,
+    stdout: decoder.decode(out.stdout),
+    stderr: decoder.decode(out.stderr),
+  };
+}
+
+/** Each case: arguments, and what the one error line must mention. */
+const USAGE_ERRORS: [string[], RegExp][] = [
+  [["--bogus"], /unknown flag --bogus.*--help/],
+  [["-x"], /unknown flag -x/],
+  [["--page-size", "0"], /--page-size.*at least 1.*--page-size 100/],
+  [["--page-size"], /--page-size needs a value/],
+  [["--max-depth", "deep"], /--max-depth.*"deep"/],
+  [["--max-read-bytes", "1.5"], /--max-read-bytes/],
+  [["--log-level", "loud"], /--log-level.*debug, info, warn, error, silent/],
+  [["--protocol-versions", "latest"], /--protocol-versions.*2025-06-18/],
+  [["--watch=yes"], /--watch is a switch/],
+  [["--root"], /--root needs a value/],
+  [["--root", ""], /--root needs a directory/],
+  [["--root", "no/such/dir"], /--root .*no\/such\/dir does not exist/],
+  [["--root", "deno.json"], /--root .*deno\.json is not a directory/],
+  [["serve"], /unexpected argument "serve"/],
+  [["config", "emacs"], /unknown client "emacs".*claude-desktop/],
+  [["config", "cursor", "vscode"], /config takes one client name/],
+  [["config", "cursor", "--root", "no/such/dir"], /does not exist/],
+];
+
+for (const t of TARGETS) {
+  const status = targetStatus(t);
+  if (!status.available) {
+    Deno.test({
+      ignore: true,
+      name: `cli [${t}] skipped: ${status.reason}`,
+      fn() {},
+    });
+    continue;
+  }
+
+  Deno.test(`cli [${t}] --help lists every flag with its default, on stdout`, async () => {
+    for (const flag of ["--help", "-h"]) {
+      const r = await run(t, [flag]);
+      assert.equal(r.code, 0);
+      assert.equal(r.stderr, "");
+      for (const name of FLAG_NAMES) {
+        const line = r.stdout.split("\n").find((l) =>
+          l.trimStart().startsWith(`--${name}`) || l.includes(`, --${name}`)
+        );
+        assert.ok(line !== undefined, `--help does not list --${name}`);
+        if (name !== "help" && name !== "version") {
+          assert.match(line, /\(default: [^)]+\)/, `no default: ${line}`);
+        }
+      }
+      assert.match(r.stdout, /shipcode-mcp config \[client\]/);
+      assert.match(r.stdout, /Examples?:\n {2}echo '\{"jsonrpc"/);
+    }
+  });
+
+  Deno.test(`cli [${t}] --version prints the version on stdout`, async () => {
+    for (const flag of ["--version", "-V"]) {
+      const r = await run(t, [flag]);
+      assert.deepEqual(r, {
+        code: 0,
+        stdout: `shipcode-mcp ${VERSION}\n`,
+        stderr: "",
+      });
+    }
+  });
+
+  Deno.test(`cli [${t}] usage errors: one line on stderr, exit 2, empty stdout`, async () => {
+    for (const [args, mention] of USAGE_ERRORS) {
+      const r = await run(t, args);
+      const what = JSON.stringify(args);
+      assert.equal(r.code, 2, `${what}: exit code`);
+      assert.equal(r.stdout, "", `${what}: stdout`);
+      assert.match(r.stderr, /^shipcode-mcp: [^\n]+\n$/, `${what}: one line`);
+      assert.match(r.stderr, mention, what);
+    }
+  });
+
+  Deno.test(`cli [${t}] config without a client lists the clients`, async () => {
+    const r = await run(t, ["config"]);
+    assert.equal(r.code, 0);
+    for (
+      const client of ["claude-desktop", "claude-code", "cursor", "vscode"]
+    ) {
+      assert.ok(r.stdout.includes(`config ${client}`), client);
+    }
+  });
+
+  Deno.test(`cli [${t}] config vscode: JSON on stdout that starts this very build`, async () => {
+    // A relative root is made absolute against the working directory.
+    const r = await run(t, ["config", "vscode", "--root", "tests", "--watch"]);
+    assert.equal(r.code, 0, r.stderr);
+    const entry = JSON.parse(r.stdout).servers.shipcode;
+    assert.equal(entry.type, "stdio");
+    const expected = serverCommand(
+      ["--root", join(PROJECT_ROOT, "tests"), "--watch"],
+      t,
+    );
+    assert.equal(entry.command, expected.command);
+    assert.deepEqual(entry.args, expected.args);
+    // The hint says where the text goes, on stderr, in one line.
+    assert.match(r.stderr, /^[^\n]*\.vscode\/mcp\.json[^\n]*\n$/);
+  });
+
+  Deno.test(`cli [${t}] config claude-code: a claude mcp add command line`, async () => {
+    const r = await run(t, ["config", "claude-code"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(
+      r.stdout.startsWith("claude mcp add --transport stdio shipcode -- "),
+      r.stdout,
+    );
+    assert.ok(
+      r.stdout.endsWith(` --root ${PROJECT_ROOT.replace(/\/$/, "")}\n`),
+    );
+  });
+
+  Deno.test(`cli [${t}] piped stdin: no note, only protocol on stdout`, async () => {
+    const r = await run(
+      t,
+      ["--root", "tests"],
+      '{"jsonrpc":"2.0","id":1,"method":"ping"}\n',
+    );
+    assert.deepEqual(r, {
+      code: 0,
+      stdout: '{"jsonrpc":"2.0","id":1,"result":{}}\n',
+      stderr: "",
+    });
+  });
+
+  Deno.test({
+    name:
+      `cli [${t}] stdin a terminal: a two-line note on stderr, none on stdout`,
+    // util-linux `script` gives the server a pseudo-terminal as stdin.
+    ignore: Deno.build.os !== "linux" || !hasScript(),
+    async fn() {
+      const errFile = await Deno.makeTempFile();
+      try {
+        const { command, args } = serverCommand(["--root", "tests"], t);
+        const line = [command, ...args].map((w) => `'${w}'`).join(" ") +
+          ` 2>'${errFile}'`;
+        // With its own stdin at end of input, `script` closes the terminal
+        // and the server sees EOF and exits.
+        const out = await new Deno.Command("script", {
+          args: ["-qec", line, "/dev/null"],
+          cwd: PROJECT_ROOT,
+          stdin: "null",
+          stdout: "piped",
+          stderr: "piped",
+        }).output();
+        assert.equal(out.code, 0, decoder.decode(out.stderr));
+        const terminal = decoder.decode(out.stdout);
+        assert.ok(!terminal.includes("shipcode-mcp"), `stdout: ${terminal}`);
+        const note = await Deno.readTextFile(errFile);
+        const lines = note.split("\n");
+        assert.equal(lines.length, 3, note);
+        assert.equal(lines[2], "");
+        assert.match(lines[0], /JSON-RPC.*stdin.*Ctrl\+D/);
+        assert.match(lines[0], new RegExp(join(PROJECT_ROOT, "tests")));
+        assert.match(lines[1], /README\.md/);
+        assert.match(lines[1], /shipcode-mcp config/);
+      } finally {
+        await Deno.remove(errFile);
+      }
+    },
+  });
+}
+
+function hasScript(): boolean {
+  try {
+    return new Deno.Command("script", { args: ["--version"] }).outputSync()
+      .success;
+  } catch {
+    return false;
+  }
+}

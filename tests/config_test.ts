@@ -1,0 +1,200 @@
+/**
+ * Unit tests of `cli/config.ts`: the configuration `shipcode-mcp config`
+ * prints for each MCP client.
+ */
+
+import { strict as assert } from "node:assert";
+import {
+  clientConfig,
+  clientListText,
+  CLIENTS,
+  isClient,
+  type Launch,
+  launchCommand,
+  serveArgs,
+  SERVER_NAME,
+  shellQuote,
+  unknownClientMessage,
+} from "../cli/config.ts";
+import { type Config, DEFAULTS } from "../cli/flags.ts";
+
+const ROOT = "/home/ada/my project";
+const config: Config = { root: ROOT, ...DEFAULTS };
+
+const compiled = {
+  standalone: true,
+  execPath: "/opt/shipcode/shipcode-mcp",
+  mainScript: "file-that-must-not-appear",
+};
+const underDeno = {
+  standalone: false,
+  execPath: "/usr/local/bin/deno",
+  mainScript: "/src/shipcode/main.ts",
+};
+
+Deno.test("serveArgs: only the root when every other flag is default", () => {
+  assert.deepEqual(serveArgs(config), ["--root", ROOT]);
+});
+
+Deno.test("serveArgs: carries every flag that differs from its default", () => {
+  const args = serveArgs({
+    root: "/r",
+    logLevel: "debug",
+    protocolVersions: ["2025-06-18", "2025-03-26"],
+    watch: true,
+    pageSize: 7,
+    maxLineBytes: 4096,
+    maxEntries: 50,
+    maxMatches: 5,
+    maxReadBytes: 1000,
+    maxDepth: 2,
+    includeIgnored: true,
+  });
+  assert.deepEqual(args, [
+    "--root",
+    "/r",
+    "--log-level",
+    "debug",
+    "--protocol-versions",
+    "2025-06-18,2025-03-26",
+    "--watch",
+    "--page-size",
+    "7",
+    "--max-line-bytes",
+    "4096",
+    "--max-entries",
+    "50",
+    "--max-matches",
+    "5",
+    "--max-read-bytes",
+    "1000",
+    "--max-depth",
+    "2",
+    "--include-ignored",
+  ]);
+});
+
+Deno.test("launchCommand: a compiled binary runs itself", () => {
+  assert.deepEqual(launchCommand(compiled, config), {
+    command: "/opt/shipcode/shipcode-mcp",
+    args: ["--root", ROOT],
+  });
+});
+
+Deno.test("launchCommand: under deno, deno run with read-only, no-prompt permissions", () => {
+  assert.deepEqual(launchCommand(underDeno, config), {
+    command: "/usr/local/bin/deno",
+    args: [
+      "run",
+      "--allow-read",
+      "--no-prompt",
+      "/src/shipcode/main.ts",
+      "--root",
+      ROOT,
+    ],
+  });
+});
+
+const launch: Launch = launchCommand(compiled, config);
+
+Deno.test("claude-desktop: mcpServers entry with command and args", () => {
+  const { text, hint } = clientConfig("claude-desktop", launch);
+  assert.ok(text.endsWith("}\n"));
+  assert.deepEqual(JSON.parse(text), {
+    mcpServers: {
+      [SERVER_NAME]: {
+        command: "/opt/shipcode/shipcode-mcp",
+        args: ["--root", ROOT],
+      },
+    },
+  });
+  assert.match(hint, /claude_desktop_config\.json/);
+  assert.ok(!hint.includes("\n"));
+});
+
+Deno.test("cursor: the same mcpServers shape, for .cursor/mcp.json", () => {
+  const { text, hint } = clientConfig("cursor", launch);
+  assert.deepEqual(JSON.parse(text), {
+    mcpServers: {
+      [SERVER_NAME]: { command: launch.command, args: launch.args },
+    },
+  });
+  assert.match(hint, /\.cursor\/mcp\.json/);
+});
+
+Deno.test("vscode: a servers entry of type stdio, type first", () => {
+  const { text, hint } = clientConfig("vscode", launch);
+  const parsed = JSON.parse(text);
+  assert.deepEqual(parsed, {
+    servers: {
+      [SERVER_NAME]: {
+        type: "stdio",
+        command: launch.command,
+        args: launch.args,
+      },
+    },
+  });
+  assert.deepEqual(Object.keys(parsed.servers[SERVER_NAME]), [
+    "type",
+    "command",
+    "args",
+  ]);
+  assert.match(hint, /\.vscode\/mcp\.json/);
+});
+
+Deno.test("claude-code: one shell command line, paths with spaces quoted", () => {
+  const { text, hint } = clientConfig("claude-code", launch);
+  assert.equal(
+    text,
+    "claude mcp add --transport stdio shipcode -- /opt/shipcode/shipcode-mcp --root '/home/ada/my project'\n",
+  );
+  assert.match(hint, /--scope project/);
+});
+
+Deno.test("claude-code: the command line round-trips through a real shell", async () => {
+  const tricky = launchCommand(underDeno, {
+    ...config,
+    root: '/tmp/it\'s a $HOME "dir"',
+  });
+  const { text } = clientConfig("claude-code", tricky);
+  // printf prints each word the shell parsed on its own line.
+  const script = text.trimEnd().replace(/^claude /, "printf '%s\\n' ");
+  const out = await new Deno.Command("sh", { args: ["-c", script] }).output();
+  assert.equal(out.code, 0);
+  assert.deepEqual(new TextDecoder().decode(out.stdout).trimEnd().split("\n"), [
+    "mcp",
+    "add",
+    "--transport",
+    "stdio",
+    "shipcode",
+    "--",
+    tricky.command,
+    ...tricky.args,
+  ]);
+});
+
+Deno.test("shellQuote: plain words stay bare, others are single-quoted", () => {
+  assert.equal(shellQuote("/usr/bin/deno"), "/usr/bin/deno");
+  assert.equal(shellQuote("--root"), "--root");
+  assert.equal(shellQuote("a b"), "'a b'");
+  assert.equal(shellQuote("it's"), `'it'"'"'s'`);
+  assert.equal(shellQuote(""), "''");
+});
+
+Deno.test("every client has a configuration, and the list names them all", () => {
+  for (const client of CLIENTS) {
+    assert.ok(isClient(client));
+    const { text } = clientConfig(client, launch);
+    assert.ok(text.includes(ROOT), `${client} config lacks the root`);
+    assert.ok(clientListText().includes(`config ${client}`));
+  }
+  assert.ok(!isClient("emacs"));
+  assert.ok(!isClient("constructor"));
+});
+
+Deno.test("unknownClientMessage: one line naming the client and the choices", () => {
+  const message = unknownClientMessage("emacs");
+  assert.ok(!message.includes("\n"));
+  assert.match(message, /"emacs"/);
+  for (const client of CLIENTS) assert.ok(message.includes(client));
+});
