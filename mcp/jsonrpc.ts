@@ -136,6 +136,66 @@ function parseWithIdSource(
   return { value, idSource: sources.get(value) };
 }
 
+function isJsonSpace(code: number): boolean {
+  return code === 32 || code === 9 || code === 10 || code === 13;
+}
+
+/** The index just past the string literal that starts at `at`. */
+function skipString(text: string, at: number): number {
+  let i = at + 1;
+  while (i < text.length) {
+    const code = text.charCodeAt(i);
+    if (code === 92 /* \\ */) i += 2;
+    else if (code === 34 /* " */) return i + 1;
+    else i++;
+  }
+  return i;
+}
+
+/**
+ * The source text of the top-level object's `id` when it is a primitive
+ * (the last one, as `JSON.parse` keeps the last of duplicate keys), found
+ * by a flat scan of valid JSON.
+ */
+function scanIdSource(text: string): string | undefined {
+  let depth = 0;
+  let found: string | undefined;
+  let i = 0;
+  while (i < text.length) {
+    const code = text.charCodeAt(i);
+    if (code !== 34) {
+      if (code === 123 || code === 91) depth++;
+      else if (code === 125 || code === 93) depth--;
+      i++;
+      continue;
+    }
+    const start = i;
+    i = skipString(text, i);
+    if (depth !== 1) continue;
+    let j = i;
+    while (isJsonSpace(text.charCodeAt(j))) j++;
+    if (text.charCodeAt(j) !== 58 /* : */) continue;
+    if (JSON.parse(text.slice(start, i)) !== "id") continue;
+    j++;
+    while (isJsonSpace(text.charCodeAt(j))) j++;
+    const first = text.charCodeAt(j);
+    if (first === 34) {
+      i = skipString(text, j);
+      found = text.slice(j, i);
+    } else if (first !== 123 && first !== 91) {
+      i = j;
+      while (
+        i < text.length && !isJsonSpace(text.charCodeAt(i)) &&
+        text[i] !== "," && text[i] !== "}"
+      ) i++;
+      found = text.slice(j, i);
+    } else {
+      found = undefined;
+    }
+  }
+  return found;
+}
+
 const INTEGER_LITERAL = /^-?(?:0|[1-9][0-9]*)$/;
 
 /**
@@ -207,8 +267,15 @@ export function decode(line: string): IncomingMessage {
       typeof id === "string" && line.includes("\\") ||
       typeof id === "number" && !idWrittenCanonically(line, id)
     ) {
-      const parsed = parseWithIdSource(line);
-      return classify(parsed.value, parsed.idSource);
+      let idSource: string | undefined;
+      try {
+        idSource = parseWithIdSource(line).idSource;
+      } catch {
+        // The reviver recurses: deep nesting elsewhere in the message can
+        // overflow the stack. Find the id's text without recursing.
+        idSource = scanIdSource(line);
+      }
+      return classify(value, idSource);
     }
   }
   return classify(value);
