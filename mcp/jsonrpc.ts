@@ -212,12 +212,24 @@ function idWrittenCanonically(line: string, id: number): boolean {
   if (line.charCodeAt(i) !== 58 /* : */) return false;
   i++;
   while (line.charCodeAt(i) === 32) i++;
-  const digits = String(id);
-  if (!line.startsWith(digits, i)) return false;
-  const next = line.charCodeAt(i + digits.length);
-  // A digit, '.', 'e' or 'E' after it would make it a different literal.
-  return !(next >= 48 && next <= 57) && next !== 46 && next !== 101 &&
-    next !== 69;
+  // Read the literal's digits rather than compare with String(id): this
+  // runs for every request, and formatting a number costs more.
+  const negative = line.charCodeAt(i) === 45; /* - */
+  if (negative) i++;
+  const first = i;
+  let value = 0;
+  let next = line.charCodeAt(i);
+  while (next >= 48 && next <= 57) {
+    value = value * 10 + (next - 48);
+    next = line.charCodeAt(++i);
+  }
+  const digits = i - first;
+  // Up to 15 digits the sum is exact; longer ids take the exact path. A
+  // leading zero, '.', 'e' or 'E' would make it a different literal.
+  if (digits === 0 || digits > 15) return false;
+  if (digits > 1 && line.charCodeAt(first) === 48) return false;
+  if (next === 46 || next === 101 || next === 69) return false;
+  return negative ? value !== 0 && -value === id : value === id;
 }
 
 /** Turn a parsed id plus its source text into a RequestId, or null if invalid. */
@@ -360,8 +372,10 @@ export function idKey(id: RequestId): string {
 
 /** Encode a success response. `result` must be JSON-serialisable. */
 export function encodeResult(id: RequestId, result: unknown): string {
-  return '{"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"result":' +
-    JSON.stringify(result) + "}";
+  // A numeric id is a safe integer, so String() writes what JSON would.
+  return '{"jsonrpc":"2.0","id":' +
+    (typeof id === "number" ? String(id) : JSON.stringify(id)) +
+    ',"result":' + JSON.stringify(result) + "}";
 }
 
 /** Encode an error response; `data` is written only when defined. */

@@ -53,9 +53,38 @@ export class LineSplitter {
     this.#max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   }
 
-  /** Split `chunk`, calling `emit` for every line it completes. */
-  push(chunk: Uint8Array, emit: (line: Line) => void): void {
+  /**
+   * Split `chunk`, calling `emit` for every line it completes.
+   *
+   * With `emitBlock`, the complete lines after the chunk's first line end
+   * are offered as one block instead (the bytes up to and including the
+   * chunk's last `\n`; each line in it within the cap). When `emitBlock`
+   * returns false the splitter emits those lines one by one after all, so a
+   * caller can take the common case in bulk and still fall back per line.
+   */
+  push(
+    chunk: Uint8Array,
+    emit: (line: Line) => void,
+    emitBlock?: (block: Uint8Array) => boolean,
+  ): void {
     let start = 0;
+    if (emitBlock !== undefined) {
+      const first = chunk.indexOf(LF);
+      if (first < 0) {
+        this.#hold(chunk);
+        return;
+      }
+      this.#finish(chunk.subarray(0, first), emit);
+      start = first + 1;
+      const last = chunk.lastIndexOf(LF);
+      // No line in the block is longer than the block without its last `\n`.
+      if (
+        last >= start && last - start <= this.#max &&
+        emitBlock(chunk.subarray(start, last + 1))
+      ) {
+        start = last + 1;
+      }
+    }
     while (start <= chunk.length) {
       const end = chunk.indexOf(LF, start);
       if (end < 0) {

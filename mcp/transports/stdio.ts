@@ -216,6 +216,10 @@ export async function serveStdio(
       ));
       return;
     }
+    onText(text);
+  };
+
+  const onText = (text: string): void => {
     if (text.charCodeAt(0) <= 32 && text.trim().length === 0) return;
     let message: IncomingMessage;
     let response;
@@ -234,6 +238,29 @@ export async function serveStdio(
     } else responses.later(response, "");
   };
 
+  // The common case, a block of complete lines in valid UTF-8, is decoded
+  // in one call and split as text: per-line decoding is the costliest step
+  // of a small message. If any line in the block is not valid UTF-8, the
+  // splitter hands the lines over one by one so that only that line fails.
+  const onBlock = (block: Uint8Array): boolean => {
+    let text: string;
+    try {
+      text = decoder.decode(block);
+    } catch {
+      return false;
+    }
+    let start = 0;
+    while (start < text.length) {
+      const end = text.indexOf("\n", start);
+      const cut = end > start && text.charCodeAt(end - 1) === 13
+        ? end - 1
+        : end;
+      if (cut > start) onText(text.slice(start, cut));
+      start = end + 1;
+    }
+    return true;
+  };
+
   const reader = input.getReader();
   const stop = () => reader.cancel().catch(() => {});
   // Without stdout there is no one to answer: stop waiting for input.
@@ -243,7 +270,7 @@ export async function serveStdio(
     while (!writer.broken) {
       const { value, done } = await reader.read();
       if (done) break;
-      splitter.push(value, onLine);
+      splitter.push(value, onLine, onBlock);
       if (writer.backlog > HIGH_WATER_CHARS) await writer.idle();
     }
     splitter.end(onLine);
