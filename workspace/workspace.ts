@@ -78,6 +78,12 @@ export interface WalkOptions {
   maxDepth?: number;
   /** Stops the walk (the iterator throws the abort reason). */
   signal?: AbortSignal;
+  /**
+   * Resume after the walked directory's entry of this name: its entries
+   * named up to it (code-unit order), and their contents, are skipped
+   * without being checked or read (paging through a large tree).
+   */
+  after?: string;
 }
 
 // Symlink hops allowed while resolving one path, as POSIX's SYMLOOP_MAX.
@@ -422,6 +428,7 @@ export class Workspace {
       maxDepth,
       [start.absolute],
       options.signal,
+      options.after,
     );
   }
 
@@ -432,6 +439,7 @@ export class Workspace {
     maxDepth: number,
     ancestors: string[],
     signal: AbortSignal | undefined,
+    after?: string,
   ): AsyncGenerator<WalkEntry> {
     signal?.throwIfAborted();
     const entries: Deno.DirEntry[] = [];
@@ -442,6 +450,7 @@ export class Workspace {
     for (const dirEntry of entries) {
       signal?.throwIfAborted();
       const name = dirEntry.name;
+      if (after !== undefined && name <= after) continue;
       const childRelative = relative === "" ? name : `${relative}/${name}`;
       const childReal = realRelative === "" ? name : `${realRelative}/${name}`;
       let entry: WalkEntry;

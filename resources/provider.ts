@@ -1,0 +1,202 @@
+/**
+ * The workspace as MCP resources: every non-ignored file under the root is
+ * a `file://` resource, listed in walk order and read as text or base64.
+ *
+ * @module
+ */
+
+import { Buffer } from "node:buffer";
+import { ErrorCode, RpcError } from "../mcp/jsonrpc.ts";
+import {
+  type Resource,
+  type ResourceChanges,
+  type ResourceContents,
+  resourceNotFound,
+  type ResourcePage,
+  type ResourceProvider,
+  type ResourceTemplate,
+  type ResourceWatch,
+} from "../mcp/resource.ts";
+import { decodeText, isProbablyText } from "../workspace/content.ts";
+import { type Workspace, WorkspaceError } from "../workspace/workspace.ts";
+import { BadResumeKey, filesAfter } from "./listing.ts";
+import { RootUri } from "./uri.ts";
+import { mimeTypeOf } from "./mime_lazy.ts";
+import { type WatchOptions, watchWorkspace } from "./watch.ts";
+
+/** Options of {@linkcode WorkspaceResources}. */
+export interface WorkspaceResourcesOptions {
+  /** Largest file `read` returns, in bytes. */
+  maxReadBytes: number;
+  /** Report changes (`watch` is then available). Default false. */
+  watch?: boolean;
+  /** Timing of change notifications. */
+  watchOptions?: WatchOptions;
+}
+
+// Media types whose content is binary even when its bytes happen to decode
+// as UTF-8 (a tiny PNG, say); "+xml" types such as SVG are text.
+function binaryByType(mimeType: string | undefined): boolean {
+  if (mimeType === undefined || mimeType.endsWith("+xml")) return false;
+  return mimeType === "application/octet-stream" ||
+    /^(image|audio|video|font)\//.test(mimeType);
+}
+
+/** The resources of one workspace. */
+export class WorkspaceResources implements ResourceProvider {
+  /** The workspace served. */
+  readonly workspace: Workspace;
+  /** URI mapping of the workspace root. */
+  readonly uris: RootUri;
+  /** Largest file read, in bytes. */
+  readonly maxReadBytes: number;
+  /** Present only when the provider was made with `watch: true`. */
+  readonly watch?: (
+    listener: (changes: ResourceChanges) => void,
+  ) => ResourceWatch;
+
+  /** Serve `workspace`'s files as resources. */
+  constructor(workspace: Workspace, options: WorkspaceResourcesOptions) {
+    this.workspace = workspace;
+    this.uris = new RootUri(workspace.root);
+    this.maxReadBytes = options.maxReadBytes;
+    if (options.watch) {
+      this.watch = (listener) =>
+        watchWorkspace(
+          this.workspace,
+          this.uris,
+          listener,
+          options.watchOptions,
+        );
+    }
+  }
+
+  /** See {@linkcode ResourceProvider.list}. */
+  async list(
+    after: string | undefined,
+    limit: number,
+    signal: AbortSignal,
+  ): Promise<ResourcePage> {
+    const page: { relative: string; absolute: string }[] = [];
+    let more = false;
+    try {
+      for await (const entry of filesAfter(this.workspace, after, signal)) {
+        if (page.length === limit) {
+          more = true; // One file past the page: another page is due.
+          break;
+        }
+        page.push(entry);
+      }
+    } catch (error) {
+      if (error instanceof BadResumeKey) {
+        throw new RpcError(
+          ErrorCode.InvalidParams,
+          "Invalid params",
+          'Invalid "cursor": pass back a nextCursor from this server unchanged, or omit it for the first page.',
+        );
+      }
+      throw error;
+    }
+    // One stat per listed file, all at once: the page is small and bounded.
+    const resources = await Promise.all(page.map(async (entry) => {
+      const resource: Resource = {
+        uri: this.uris.uriOf(entry.relative),
+        name: entry.relative,
+      };
+      const mimeType = await mimeTypeOf(entry.relative);
+      if (mimeType !== undefined) resource.mimeType = mimeType;
+      try {
+        resource.size = (await Deno.stat(entry.absolute)).size;
+      } catch {
+        // Deleted since the walk saw it: list it without a size.
+      }
+      return resource;
+    }));
+    return more
+      ? { resources, nextKey: page[page.length - 1].relative }
+      : { resources };
+  }
+
+  /** See {@linkcode ResourceProvider.templates}. */
+  templates(): readonly ResourceTemplate[] {
+    return [{
+      uriTemplate: `${this.uris.prefix}{+path}`,
+      name: "workspace-file",
+      title: "Workspace file",
+      description:
+        `Any file under the workspace root by its path relative to the root, for example {+path} = src/main.ts. No mimeType here because it varies by file: resources/read reports each file's type, and text comes back as "text", anything else as base64 "blob".`,
+    }];
+  }
+
+  /** See {@linkcode ResourceProvider.normalizeUri}. */
+  normalizeUri(uri: string): string | undefined {
+    return this.uris.normalize(uri);
+  }
+
+  /** See {@linkcode ResourceProvider.canonicalUri}. */
+  async canonicalUri(uri: string): Promise<string> {
+    const { relative } = await this.#resolveFile(uri);
+    return this.uris.uriOf(relative);
+  }
+
+  /** See {@linkcode ResourceProvider.read}. */
+  async read(uri: string, signal: AbortSignal): Promise<ResourceContents[]> {
+    const { relative, absolute, size } = await this.#resolveFile(uri);
+    const canonical = this.uris.uriOf(relative);
+    if (size > this.maxReadBytes) throw this.#tooLarge(uri, size);
+    let bytes: Uint8Array;
+    try {
+      bytes = await Deno.readFile(absolute, { signal });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw resourceNotFound(uri); // Vanished between stat and read.
+    }
+    // It may have grown since the stat; the cap holds for what was read.
+    if (bytes.length > this.maxReadBytes) {
+      throw this.#tooLarge(uri, bytes.length);
+    }
+    const mimeType = await mimeTypeOf(relative);
+    if (!binaryByType(mimeType) && isProbablyText(bytes)) {
+      return [{
+        uri: canonical,
+        mimeType: mimeType ?? "text/plain",
+        text: decodeText(bytes),
+      }];
+    }
+    return [{
+      uri: canonical,
+      mimeType: mimeType ?? "application/octet-stream",
+      blob: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+        .toString("base64"),
+    }];
+  }
+
+  /** The regular file `uri` names, or -32002 (whatever the reason). */
+  async #resolveFile(
+    uri: string,
+  ): Promise<{ relative: string; absolute: string; size: number }> {
+    const relative = this.uris.relativeOf(uri);
+    if (relative === undefined) throw resourceNotFound(uri);
+    try {
+      const resolved = await this.workspace.resolve(relative);
+      if (!resolved.info.isFile) throw resourceNotFound(uri);
+      return {
+        relative: resolved.relative,
+        absolute: resolved.absolute,
+        size: resolved.info.size,
+      };
+    } catch (error) {
+      // Outside, ignored, missing: one answer, so nothing outside leaks.
+      if (error instanceof WorkspaceError) throw resourceNotFound(uri);
+      throw error;
+    }
+  }
+
+  #tooLarge(uri: string, size: number): RpcError {
+    return new RpcError(
+      ErrorCode.InvalidParams,
+      `Resource too large: it is ${size} bytes and this server reads at most ${this.maxReadBytes} bytes (--max-read-bytes)`,
+      { uri, size, limit: this.maxReadBytes },
+    );
+  }
+}

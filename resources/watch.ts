@@ -1,0 +1,222 @@
+/**
+ * Watching a workspace for changes to its files: `Deno.watchFs` events,
+ * debounced into one report per burst (an editor's save is several events:
+ * truncate, write, close, sometimes a rename through a temporary file),
+ * then classified into "this file's content changed" and "the list of files
+ * changed".
+ *
+ * @module
+ */
+
+import type { ResourceChanges, ResourceWatch } from "../mcp/resource.ts";
+import type { Workspace } from "../workspace/workspace.ts";
+import type { RootUri } from "./uri.ts";
+
+/** Timing of change reports. */
+export interface WatchOptions {
+  /** A burst ends after this long without events. Default 75 ms. */
+  quietMs?: number;
+  /** A report goes out at the latest this long after a burst began. Default 1000 ms. */
+  maxDelayMs?: number;
+  /** Paths remembered per burst; past this, everything counts as changed. Default 10,000. */
+  maxPaths?: number;
+}
+
+/**
+ * Calls `flush` once per burst of {@linkcode Debouncer.poke} calls: after
+ * `quietMs` without a poke, or `maxDelayMs` after the burst's first poke if
+ * the pokes never stop (a file written continuously still gets reported).
+ */
+export class Debouncer {
+  readonly #quietMs: number;
+  readonly #maxDelayMs: number;
+  readonly #flush: () => void;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #burstStart = 0;
+
+  /** Make a debouncer that calls `flush`. */
+  constructor(quietMs: number, maxDelayMs: number, flush: () => void) {
+    this.#quietMs = quietMs;
+    this.#maxDelayMs = maxDelayMs;
+    this.#flush = flush;
+  }
+
+  /** Note an event: (re)start the quiet period. */
+  poke(): void {
+    const now = performance.now();
+    if (this.#timer === undefined) this.#burstStart = now;
+    else clearTimeout(this.#timer);
+    const wait = Math.max(
+      0,
+      Math.min(this.#quietMs, this.#burstStart + this.#maxDelayMs - now),
+    );
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#flush();
+    }, wait);
+  }
+
+  /** Drop a pending flush. */
+  close(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+}
+
+/** What the first event of a burst says about a path's existence before it. */
+export type Before = "absent" | "present" | "unknown";
+
+/** Where a path stands once its burst is over. */
+export type Now = "file" | "directory" | "absent";
+
+/**
+ * Classify one path of a burst: whether to report its URI as updated and
+ * whether the list of files changed. A file created and deleted within one
+ * burst (an editor's temporary file) reports nothing.
+ */
+export function classify(
+  before: Before,
+  now: Now,
+  firstKind: Deno.FsEvent["kind"],
+): { updated: boolean; listChanged: boolean } {
+  if (now === "directory") {
+    // A directory's own modify events are its entries changing, which
+    // arrive as events of their own; created or moved-in directories may
+    // bring files whose events were never seen.
+    return { updated: false, listChanged: firstKind !== "modify" };
+  }
+  if (before === "absent" && now === "absent") {
+    return { updated: false, listChanged: false };
+  }
+  return {
+    updated: true,
+    listChanged: !(before === "present" && now === "file"),
+  };
+}
+
+// The first event of a path fixes what is known about it before the burst.
+function beforeOf(kind: Deno.FsEvent["kind"], index: number): Before {
+  switch (kind) {
+    case "create":
+      return "absent";
+    case "modify":
+    case "access": // Closing a written file.
+    case "remove":
+      return "present";
+    case "rename":
+      // [from, to] pairs: "from" existed; a lone path could be either.
+      return index === 0 ? "present" : "unknown";
+    default:
+      return "unknown";
+  }
+}
+
+async function nowOf(absolute: string): Promise<Now> {
+  try {
+    const info = await Deno.stat(absolute);
+    return info.isFile ? "file" : info.isDirectory ? "directory" : "absent";
+  } catch {
+    return "absent";
+  }
+}
+
+interface Seen {
+  before: Before;
+  kind: Deno.FsEvent["kind"];
+}
+
+/**
+ * Watch `workspace`'s root and call `listener` once per burst of changes
+ * with the canonical URIs (from `uris`) of files that changed, appeared or
+ * vanished, and whether the file list changed. `.git/` and ignored paths
+ * are left out. Close the returned watch to stop (the process can then exit).
+ */
+export function watchWorkspace(
+  workspace: Workspace,
+  uris: RootUri,
+  listener: (changes: ResourceChanges) => void,
+  options: WatchOptions = {},
+): ResourceWatch {
+  const maxPaths = options.maxPaths ?? 10_000;
+  const root = workspace.root;
+  const prefix = root === "/" ? "/" : `${root}/`;
+  const watcher = Deno.watchFs(root, { recursive: true });
+  let pending = new Map<string, Seen>();
+  let overflow = false;
+  let closed = false;
+  // Reports leave in order even though classifying one is asynchronous.
+  let reporting: Promise<void> = Promise.resolve();
+
+  const report = async (paths: Map<string, Seen>, all: boolean) => {
+    const updated: string[] = [];
+    let listChanged = all;
+    for (const [relative, seen] of paths) {
+      const now = await nowOf(prefix + relative);
+      const ignored = now === "absent"
+        ? await workspace.isIgnored(relative, false) ||
+          await workspace.isIgnored(relative, true)
+        : await workspace.isIgnored(relative, now === "directory");
+      if (ignored) continue;
+      const verdict = classify(seen.before, now, seen.kind);
+      if (verdict.updated) updated.push(uris.uriOf(relative));
+      if (verdict.listChanged) listChanged = true;
+    }
+    if (closed || (!all && updated.length === 0 && !listChanged)) return;
+    listener(all ? { updated, listChanged, all } : { updated, listChanged });
+  };
+
+  const debouncer = new Debouncer(
+    options.quietMs ?? 75,
+    options.maxDelayMs ?? 1000,
+    () => {
+      const paths = pending;
+      const all = overflow;
+      pending = new Map();
+      overflow = false;
+      reporting = reporting.then(() => report(paths, all)).catch(() => {
+        // A failed stat or ignore check loses one report, not the watch.
+      });
+    },
+  );
+
+  (async () => {
+    try {
+      for await (const event of watcher) {
+        let relevant = false;
+        event.paths.forEach((path, index) => {
+          if (!path.startsWith(prefix)) return;
+          const relative = path.slice(prefix.length);
+          if (relative === "" || relative.split("/").includes(".git")) return;
+          relevant = true;
+          if (pending.has(relative) || overflow) return;
+          if (pending.size >= maxPaths) {
+            // A checkout of thousands of files: stop counting, report all.
+            overflow = true;
+            pending.clear();
+            return;
+          }
+          pending.set(relative, {
+            before: beforeOf(event.kind, event.paths.length > 1 ? index : 1),
+            kind: event.kind,
+          });
+        });
+        if (relevant) debouncer.poke();
+      }
+    } catch {
+      // The watcher failed (the root vanished, say): no more reports.
+    }
+  })();
+
+  return {
+    close() {
+      if (closed) return;
+      closed = true;
+      debouncer.close();
+      try {
+        watcher.close();
+      } catch {
+        // Already closed.
+      }
+    },
+  };
+}

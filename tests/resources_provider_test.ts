@@ -1,0 +1,320 @@
+import { strict as assert } from "node:assert";
+import { Buffer } from "node:buffer";
+import { RpcError } from "../mcp/jsonrpc.ts";
+import type { Resource, ResourceContents } from "../mcp/resource.ts";
+import { filesAfter } from "../resources/listing.ts";
+import { WorkspaceResources } from "../resources/provider.ts";
+import { Workspace } from "../workspace/workspace.ts";
+
+const NEVER = new AbortController().signal;
+
+/** A temp dir holding `files` (path -> content); returns its real path. */
+async function tree(
+  files: Record<string, string | Uint8Array>,
+): Promise<string> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "res_" }));
+  for (const [path, content] of Object.entries(files)) {
+    const full = `${dir}/${path}`;
+    await Deno.mkdir(full.slice(0, full.lastIndexOf("/")), { recursive: true });
+    if (typeof content === "string") await Deno.writeTextFile(full, content);
+    else await Deno.writeFile(full, content);
+  }
+  return dir;
+}
+
+async function provider(
+  root: string,
+  maxReadBytes = 1024,
+): Promise<WorkspaceResources> {
+  return new WorkspaceResources(await Workspace.open(root), { maxReadBytes });
+}
+
+async function allPages(
+  p: WorkspaceResources,
+  size: number,
+): Promise<Resource[]> {
+  const all: Resource[] = [];
+  let after: string | undefined;
+  for (let pages = 0; pages < 1000; pages++) {
+    const page = await p.list(after, size, NEVER);
+    assert.ok(page.resources.length <= size);
+    all.push(...page.resources);
+    if (page.nextKey === undefined) return all;
+    assert.equal(page.resources.length, size, "only the last page is short");
+    after = page.nextKey;
+  }
+  throw new Error("too many pages");
+}
+
+async function rejectsWith(
+  promise: Promise<unknown>,
+  code: number,
+  data?: unknown,
+): Promise<RpcError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof RpcError, String(error));
+    assert.equal(error.code, code, error.message);
+    if (data !== undefined) assert.deepEqual(error.data, data);
+    return error;
+  }
+  throw new Error("expected a rejection");
+}
+
+const TREE = {
+  ".gitignore": "*.log\nbuild/\n",
+  "a/b.txt": "b",
+  "a/z/deep.txt": "deep",
+  "a-c.txt": "a-c",
+  "a.txt": "a",
+  "build/out.js": "ignored",
+  "debug.log": "ignored",
+  "empty/.keep": "",
+  "x y/é.md": "# é",
+  "zz.bin": new Uint8Array([0, 1, 2, 255]),
+};
+// Walk order: names sorted per level, a directory's contents right after it.
+const ORDER = [
+  ".gitignore",
+  "a/b.txt",
+  "a/z/deep.txt",
+  "a-c.txt",
+  "a.txt",
+  "empty/.keep",
+  "x y/é.md",
+  "zz.bin",
+];
+
+Deno.test("list: every non-ignored file, in walk order, with URI, MIME type and size", async () => {
+  const root = await tree(TREE);
+  try {
+    const p = await provider(root);
+    const page = await p.list(undefined, 100, NEVER);
+    assert.equal(page.nextKey, undefined);
+    assert.deepEqual(page.resources.map((r) => r.name), ORDER);
+    const md = page.resources.find((r) => r.name === "x y/é.md")!;
+    assert.deepEqual(md, {
+      uri: `${p.uris.prefix}x%20y/%C3%A9.md`,
+      name: "x y/é.md",
+      mimeType: "text/markdown",
+      size: 4,
+    });
+    assert.deepEqual(Object.keys(md), ["uri", "name", "mimeType", "size"]);
+    // No MIME type from the name: none is claimed.
+    assert.equal(
+      page.resources.find((r) => r.name === "empty/.keep")!.mimeType,
+      undefined,
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("list: pages of every size concatenate to the full list", async () => {
+  const root = await tree(TREE);
+  try {
+    const p = await provider(root);
+    for (const size of [1, 2, 3, 7, 8, 9]) {
+      assert.deepEqual(
+        (await allPages(p, size)).map((r) => r.name),
+        ORDER,
+        `size ${size}`,
+      );
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("list: a cursor resumes after its file even when that file is gone", async () => {
+  const root = await tree(TREE);
+  try {
+    const p = await provider(root);
+    const first = await p.list(undefined, 2, NEVER);
+    assert.equal(first.nextKey, "a/b.txt");
+    await Deno.remove(`${root}/a`, { recursive: true });
+    const next = await p.list(first.nextKey, 100, NEVER);
+    assert.deepEqual(next.resources.map((r) => r.name), ORDER.slice(3));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("list: keys that are not workspace paths are -32602", async () => {
+  const root = await tree(TREE);
+  try {
+    const p = await provider(root);
+    for (
+      const key of ["", "/etc/passwd", "../x", "a//b", "a/./b", "a\\b", "a\0b"]
+    ) {
+      await rejectsWith(p.list(key, 2, NEVER), -32602);
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("filesAfter: resuming reads only what follows (a 2,000-file tree)", async () => {
+  const files: Record<string, string> = {};
+  for (let d = 0; d < 20; d++) {
+    for (let f = 0; f < 100; f++) {
+      files[
+        `d${String(d).padStart(2, "0")}/f${String(f).padStart(3, "0")}.txt`
+      ] = "";
+    }
+  }
+  const root = await tree(files);
+  try {
+    const ws = await Workspace.open(root);
+    const names: string[] = [];
+    for await (const e of filesAfter(ws, "d19/f097.txt")) {
+      names.push(e.relative);
+    }
+    assert.deepEqual(names, ["d19/f098.txt", "d19/f099.txt"]);
+    const all: string[] = [];
+    for await (const e of filesAfter(ws, undefined)) all.push(e.relative);
+    assert.equal(all.length, 2000);
+    assert.deepEqual(all, Object.keys(files).sort());
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("read: text as text, binary as base64, with the MIME type", async () => {
+  const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const utf16 = new Uint8Array([0xff, 0xfe, 0x68, 0x00, 0x69, 0x00]);
+  const root = await tree({
+    "main.ts": "export const x = 1;\n",
+    "notes": "plain words",
+    "pic.png": png,
+    "ascii.png": "PNG?", // Valid UTF-8, but an image type: still a blob.
+    "wide.txt": utf16,
+    "data.bin": new Uint8Array([1, 0, 2]),
+    "icon.svg": "<svg/>",
+  });
+  try {
+    const p = await provider(root);
+    const read = (name: string): Promise<ResourceContents[]> =>
+      p.read(p.uris.uriOf(name), NEVER);
+    assert.deepEqual(await read("main.ts"), [{
+      uri: p.uris.uriOf("main.ts"),
+      mimeType: "text/x-typescript",
+      text: "export const x = 1;\n",
+    }]);
+    assert.deepEqual(await read("notes"), [{
+      uri: p.uris.uriOf("notes"),
+      mimeType: "text/plain",
+      text: "plain words",
+    }]);
+    assert.deepEqual(await read("pic.png"), [{
+      uri: p.uris.uriOf("pic.png"),
+      mimeType: "image/png",
+      blob: Buffer.from(png).toString("base64"),
+    }]);
+    assert.equal((await read("ascii.png"))[0].mimeType, "image/png");
+    assert.ok("blob" in (await read("ascii.png"))[0]);
+    assert.deepEqual(await read("wide.txt"), [{
+      uri: p.uris.uriOf("wide.txt"),
+      mimeType: "text/plain",
+      text: "hi",
+    }]);
+    assert.deepEqual(await read("data.bin"), [{
+      uri: p.uris.uriOf("data.bin"),
+      mimeType: "application/octet-stream",
+      blob: "AQAC",
+    }]);
+    assert.deepEqual(await read("icon.svg"), [{
+      uri: p.uris.uriOf("icon.svg"),
+      mimeType: "image/svg+xml",
+      text: "<svg/>",
+    }]);
+    // Another spelling of the URI reads the same file under its one identity.
+    const [content] = await p.read(`${p.uris.prefix}./x/../not%65s`, NEVER);
+    assert.equal(content.uri, p.uris.uriOf("notes"));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("read: over the size cap is -32602 with uri, size and limit", async () => {
+  const root = await tree({
+    "big.txt": "x".repeat(2000),
+    "ok.txt": "x".repeat(1024),
+  });
+  try {
+    const p = await provider(root, 1024);
+    const uri = p.uris.uriOf("big.txt");
+    const error = await rejectsWith(p.read(uri, NEVER), -32602, {
+      uri,
+      size: 2000,
+      limit: 1024,
+    });
+    assert.match(error.message, /--max-read-bytes/);
+    assert.equal((await p.read(p.uris.uriOf("ok.txt"), NEVER)).length, 1);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("read: missing, ignored, .git, directories and outside paths are all -32002 {uri}", async () => {
+  const outside = await tree({ "secret.txt": "secret" });
+  const root = await tree({ ...TREE, ".git/config": "[core]" });
+  await Deno.symlink(`${outside}/secret.txt`, `${root}/link-out.txt`);
+  await Deno.symlink(`${root}/a.txt`, `${root}/link-in.txt`);
+  try {
+    const p = await provider(root);
+    const uris = [
+      p.uris.uriOf("missing.txt"),
+      p.uris.uriOf("debug.log"),
+      p.uris.uriOf("build/out.js"),
+      p.uris.uriOf(".git/config"),
+      p.uris.uriOf("a"),
+      p.uris.uriOf("link-out.txt"),
+      `${p.uris.prefix}%2e%2e/${outside.split("/").pop()}/secret.txt`,
+      `file://${outside}/secret.txt`,
+      `file://${outside}/nothing.txt`,
+      `${p.uris.prefix}a%2fb.txt`,
+      `${p.uris.prefix}a.txt%00`,
+      "https://example.com/a.txt",
+    ];
+    for (const uri of uris) {
+      await rejectsWith(p.read(uri, NEVER), -32002, { uri });
+      await rejectsWith(p.canonicalUri(uri), -32002, { uri });
+    }
+    // A link inside the root is a file of its own name.
+    const [linked] = await p.read(p.uris.uriOf("link-in.txt"), NEVER);
+    assert.deepEqual(linked, {
+      uri: p.uris.uriOf("link-in.txt"),
+      mimeType: "text/plain",
+      text: "a",
+    });
+  } finally {
+    await Deno.remove(root, { recursive: true });
+    await Deno.remove(outside, { recursive: true });
+  }
+});
+
+Deno.test("templates: one RFC 6570 template under the root, no fixed mimeType", async () => {
+  const root = await tree({ "a.txt": "a" });
+  try {
+    const p = await provider(root);
+    const [template, ...rest] = p.templates();
+    assert.equal(rest.length, 0);
+    assert.equal(template.uriTemplate, `${p.uris.prefix}{+path}`);
+    assert.equal(template.mimeType, undefined);
+    assert.deepEqual(Object.keys(template), [
+      "uriTemplate",
+      "name",
+      "title",
+      "description",
+    ]);
+    // Expanding it with a path gives the path's URI.
+    assert.equal(
+      template.uriTemplate.replace("{+path}", "a.txt"),
+      p.uris.uriOf("a.txt"),
+    );
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
