@@ -1,0 +1,24 @@
+/**
+ * `resources/list`: the server's resources, one page at a time.
+ *
+ * @module
+ */
+
+import type { JsonObject } from "../mcp/jsonrpc.ts";
+import { decodeCursor, encodeCursor } from "../mcp/pagination.ts";
+import type { Handler } from "../mcp/server.ts";
+
+/**
+ * Handle `resources/list`: a page of `server.pageSize` resources, with a
+ * `nextCursor` while more remain. A bad cursor is -32602.
+ */
+export const resourcesList: Handler = async (params, { server, signal }) => {
+  const after = decodeCursor(params.cursor);
+  if (server.resources === undefined) return { resources: [] };
+  const page = await server.resources.list(after, server.pageSize, signal);
+  const result: JsonObject = { resources: page.resources };
+  if (page.nextKey !== undefined) {
+    result.nextCursor = encodeCursor(page.nextKey);
+  }
+  return result;
+};

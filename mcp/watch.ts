@@ -1,0 +1,97 @@
+/**
+ * Delivering resource changes to one session: `notifications/resources/updated`
+ * for the URIs it subscribed to and `notifications/resources/list_changed`,
+ * never before the client's `notifications/initialized` (changes seen
+ * earlier wait for it).
+ *
+ * @module
+ */
+
+import type { ResourceChanges, ResourceWatch } from "./resource.ts";
+import type { McpServer } from "./server.ts";
+import type { Session } from "./session.ts";
+
+// How often a session that is not ready yet is checked again. The session
+// has no event for becoming ready, and the wait is one round trip long.
+const READY_POLL_MS = 20;
+
+// URIs remembered while waiting for the session to become ready.
+const MAX_QUEUED_URIS = 10_000;
+
+/**
+ * Whether `server` offers `resources/subscribe`: its capabilities say so
+ * and its resource provider can watch.
+ */
+export function canSubscribe(server: McpServer): boolean {
+  const resources = server.capabilities.resources;
+  return typeof resources === "object" && resources !== null &&
+    (resources as Record<string, unknown>).subscribe === true &&
+    server.resources?.watch !== undefined;
+}
+
+/**
+ * Start sending `session` the changes `server`'s resource provider
+ * reports. Returns undefined when the server does not watch (no
+ * `subscribe` capability); otherwise close the result when the session
+ * ends, so the watcher stops and the process can exit.
+ */
+export function watchResources(
+  server: McpServer,
+  session: Session,
+): ResourceWatch | undefined {
+  const provider = server.resources;
+  if (!canSubscribe(server) || provider?.watch === undefined) return undefined;
+  const listChangedCapability =
+    (server.capabilities.resources as Record<string, unknown>).listChanged ===
+      true;
+
+  let uris = new Set<string>();
+  let all = false;
+  let listChanged = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const deliver = (): void => {
+    if (session.state === "closed") return;
+    if (session.state !== "ready") {
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        deliver();
+      }, READY_POLL_MS);
+      return;
+    }
+    const targets = all ? [...session.subscriptions] : uris;
+    for (const uri of targets) {
+      if (session.subscriptions.has(uri)) {
+        session.notify("notifications/resources/updated", { uri });
+      }
+    }
+    if (listChanged && listChangedCapability) {
+      session.notify("notifications/resources/list_changed");
+    }
+    uris = new Set();
+    all = false;
+    listChanged = false;
+  };
+
+  const onChanges = (changes: ResourceChanges): void => {
+    if (changes.all) all = true;
+    else if (!all) {
+      for (const uri of changes.updated) uris.add(uri);
+      if (uris.size > MAX_QUEUED_URIS) {
+        all = true;
+        uris = new Set();
+      }
+    }
+    if (changes.listChanged) listChanged = true;
+    deliver();
+  };
+
+  const watch = provider.watch(onChanges);
+  return {
+    close() {
+      watch.close();
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+    },
+  };
+}
