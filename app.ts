@@ -8,7 +8,8 @@
 import type { Config } from "./cli/flags.ts";
 import { handlers } from "./handlers/mod.ts";
 import { stderrLogger } from "./mcp/log.ts";
-import { McpServer } from "./mcp/server.ts";
+import { DEFAULT_CAPABILITIES, McpServer } from "./mcp/server.ts";
+import { WorkspaceResources } from "./resources/provider.ts";
 import { workspaceTools } from "./tools/mod.ts";
 import { Workspace } from "./workspace/workspace.ts";
 
@@ -24,6 +25,15 @@ export async function createShipcodeServer(
     protocolVersions: config.protocolVersions,
     pageSize: config.pageSize,
     logger: stderrLogger(config.logLevel),
+    // --watch adds subscriptions and list_changed; without it the
+    // capabilities stay exactly the default bytes.
+    capabilities: config.watch
+      ? { tools: {}, resources: { subscribe: true, listChanged: true } }
+      : DEFAULT_CAPABILITIES,
+    resources: new WorkspaceResources(workspace, {
+      maxReadBytes: config.maxReadBytes,
+      watch: config.watch,
+    }),
   });
   for (const tool of workspaceTools(workspace, config)) {
     server.tools.register(tool);

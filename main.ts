@@ -16,6 +16,7 @@ import { parseFlags, UsageError } from "./cli/flags.ts";
 import { helpText, terminalNote, VERSION } from "./cli/help.ts";
 import { createShipcodeServer } from "./app.ts";
 import { serveStdio } from "./mcp/transports/stdio.ts";
+import { watchResources } from "./mcp/watch.ts";
 
 const encoder = new TextEncoder();
 
@@ -101,10 +102,14 @@ async function main(args: string[]): Promise<number> {
           // Not every platform has every signal (Windows lacks SIGTERM).
         }
       }
+      let watch: { close(): void } | undefined;
       await serveStdio(server, {
         maxLineBytes: command.config.maxLineBytes,
         signal: stop.signal,
+        // With --watch: resource change notifications for this client.
+        onSession: (session) => watch = watchResources(server, session),
       });
+      watch?.close();
       return 0;
     }
   }
