@@ -1,0 +1,148 @@
+import assert from "node:assert/strict";
+import { makeTempWorkspace } from "./tools_fixture.ts";
+import { call, callRaw, textOf, toolServer } from "./tools_harness.ts";
+
+Deno.test("tools/list: sorted by name, keys in order, paginated with a keyset cursor", async () => {
+  await using tmp = await makeTempWorkspace();
+  const { server, session } = await toolServer(tmp.root);
+  const list = await server.handle({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/list",
+  }, session);
+  const tools = (list!.result as { tools: Record<string, unknown>[] }).tools;
+  assert.deepEqual(tools.map((t) => t.name), [
+    "file_info",
+    "find_files",
+    "list_directory",
+    "read_file",
+    "search_text",
+  ]);
+  for (const tool of tools) {
+    assert.deepEqual(Object.keys(tool), [
+      "name",
+      "title",
+      "description",
+      "inputSchema",
+      "outputSchema",
+      "annotations",
+    ]);
+    assert.deepEqual(tool.annotations, {
+      readOnlyHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
+  }
+});
+
+Deno.test("tools/call: protocol errors and version-dependent invalid arguments", async () => {
+  await using tmp = await makeTempWorkspace();
+  const old = await toolServer(tmp.root, { version: "2025-06-18" });
+  const unknown = await callRaw(old.server, old.session, "nope", {});
+  assert.deepEqual(unknown.error, {
+    code: -32602,
+    message: "Unknown tool: nope",
+  });
+  const invalid = await callRaw(old.server, old.session, "read_file", {
+    path: 3,
+  });
+  const error = invalid.error as {
+    code: number;
+    data: { errors: { path: string }[] };
+  };
+  assert.equal(error.code, -32602);
+  assert.deepEqual(error.data.errors.map((e) => e.path), ["/path"]);
+  const notObject = await callRaw(
+    old.server,
+    old.session,
+    "read_file",
+    "src/main.ts",
+  );
+  assert.equal((notObject.error as { code: number }).code, -32602);
+  const fresh = await toolServer(tmp.root, { version: "2025-11-25" });
+  const soft = await call(fresh.server, fresh.session, "read_file", {
+    path: 3,
+  });
+  assert.equal(soft.isError, true);
+  assert.match(textOf(soft), /arguments\/path: must be string/);
+});
+
+Deno.test("list_directory: sizes, depth, caps", async () => {
+  await using tmp = await makeTempWorkspace();
+  const { server, session } = await toolServer(tmp.root, {
+    caps: { maxEntries: 3, maxDepth: 2 },
+  });
+  const top = await call(server, session, "list_directory", {
+    path: "src",
+    depth: 5,
+  });
+  const data = top.structuredContent!;
+  assert.deepEqual(data.entries, [
+    { path: "src/.gitignore", type: "file", size: 13 },
+    { path: "src/lib", type: "directory" },
+    { path: "src/lib/deep", type: "directory" },
+  ]);
+  assert.equal(data.truncated, true);
+  assert.match(data.note as string, /first 3 entries/);
+  assert.match(data.note as string, /capped at 2/);
+});
+
+Deno.test("find_files: name globs, path globs, limit", async () => {
+  await using tmp = await makeTempWorkspace();
+  const { server, session } = await toolServer(tmp.root);
+  const ts = await call(server, session, "find_files", {
+    pattern: "*.ts",
+    path: "src",
+  });
+  assert.deepEqual(ts.structuredContent!.matches, [
+    "src/lib/util.ts",
+    "src/main.ts",
+  ]);
+  const deep = await call(server, session, "find_files", {
+    pattern: "**/deeper/*",
+  });
+  assert.deepEqual(deep.structuredContent!.matches, [
+    "docs/link_src/lib/deep/deeper/leaf.txt",
+    "src/lib/deep/deeper/leaf.txt",
+  ]);
+  const limited = await call(server, session, "find_files", {
+    pattern: "*",
+    limit: 2,
+  });
+  assert.equal((limited.structuredContent!.matches as string[]).length, 2);
+  assert.equal(limited.structuredContent!.truncated, true);
+});
+
+Deno.test("file_info: file, text line count, directory, binary", async () => {
+  await using tmp = await makeTempWorkspace();
+  const { server, session } = await toolServer(tmp.root);
+  const main = await call(server, session, "file_info", {
+    path: "src/main.ts",
+  });
+  const stat = await Deno.stat(`${tmp.root}/src/main.ts`);
+  assert.deepEqual(main.structuredContent, {
+    path: "src/main.ts",
+    type: "file",
+    size: stat.size,
+    modified: stat.mtime!.toISOString(),
+    mimeType: "text/x-typescript",
+    isText: true,
+    lines: 5,
+  });
+  const utf16 = await call(server, session, "file_info", {
+    path: "docs/utf16.txt",
+  });
+  assert.equal(utf16.structuredContent!.lines, 1);
+  const large = await call(server, session, "file_info", { path: "large.txt" });
+  assert.equal(
+    large.structuredContent!.lines,
+    (await Deno.readTextFile(`${tmp.root}/large.txt`)).split("\n").length - 1,
+  );
+  const dir = await call(server, session, "file_info", { path: "src" });
+  assert.equal(dir.structuredContent!.type, "directory");
+  const bin = await call(server, session, "file_info", {
+    path: "data/blob.bin",
+  });
+  assert.equal(bin.structuredContent!.isText, false);
+  assert.equal(bin.structuredContent!.lines, undefined);
+});

@@ -1,0 +1,118 @@
+import assert from "node:assert/strict";
+import { LARGE_FILE_BYTES, makeTempWorkspace } from "./tools_fixture.ts";
+import { call, textOf, toolServer } from "./tools_harness.ts";
+
+Deno.test("read_file: line range with numbers, hasMore and totalLines", async () => {
+  await using tmp = await makeTempWorkspace();
+  const { server, session } = await toolServer(tmp.root);
+  const all = await call(server, session, "read_file", { path: "src/main.ts" });
+  const data = all.structuredContent!;
+  assert.equal(data.totalLines, 5);
+  assert.equal(data.hasMore, false);
+  assert.deepEqual((data.lines as { line: number }[]).map((l) => l.line), [
+    1,
+    2,
+    3,
+    4,
+    5,
+  ]);
+  // The text content carries the same data.
+  assert.deepEqual(JSON.parse(textOf(all)), data);
+  const part = await call(server, session, "read_file", {
+    path: "src/main.ts",
+    offset: 3,
+    limit: 2,
+  });
+  assert.deepEqual(part.structuredContent!.lines, [
+    { line: 3, text: "export function main(): void {" },
+    { line: 4, text: '  greet("world");' },
+  ]);
+  assert.equal(part.structuredContent!.hasMore, true);
+  assert.match(part.structuredContent!.note as string, /offset 5/);
+  const past = await call(server, session, "read_file", {
+    path: "src/main.ts",
+    offset: 9,
+  });
+  assert.equal(past.isError, true);
+  assert.match(textOf(past), /has 5 lines/);
+});
+
+Deno.test("read_file: UTF-16, unicode names, empty file", async () => {
+  await using tmp = await makeTempWorkspace();
+  const { server, session } = await toolServer(tmp.root);
+  const utf16 = await call(server, session, "read_file", {
+    path: "docs/utf16.txt",
+  });
+  assert.deepEqual(utf16.structuredContent!.lines, [{
+    line: 1,
+    text: "UTF-16 text, needle sixteen",
+  }]);
+  const jp = await call(server, session, "read_file", {
+    path: "docs/日本語.txt",
+  });
+  assert.equal(
+    (jp.structuredContent!.lines as { text: string }[])[0].text,
+    "日本語のテキスト",
+  );
+  const empty = await call(server, session, "read_file", { path: "empty.txt" });
+  assert.deepEqual(empty.structuredContent!.lines, []);
+  assert.equal(empty.structuredContent!.totalLines, 0);
+});
+
+Deno.test("read_file: image as image content, binary described, directory refused", async () => {
+  await using tmp = await makeTempWorkspace();
+  const { server, session } = await toolServer(tmp.root);
+  const png = await call(server, session, "read_file", {
+    path: "images/pixel.png",
+  });
+  const image = png.content[0];
+  assert.equal(image.type, "image");
+  assert.equal(image.mimeType, "image/png");
+  const bytes = Uint8Array.from(
+    atob(image.data as string),
+    (c) => c.charCodeAt(0),
+  );
+  assert.deepEqual(bytes, await Deno.readFile(`${tmp.root}/images/pixel.png`));
+  const bin = await call(server, session, "read_file", {
+    path: "data/blob.bin",
+  });
+  assert.equal(bin.structuredContent!.kind, "binary");
+  assert.equal(bin.structuredContent!.size, 20);
+  assert.ok(!textOf(bin).includes("needle"), "binary bytes were dumped");
+  const dir = await call(server, session, "read_file", { path: "src" });
+  assert.equal(dir.isError, true);
+  assert.match(textOf(dir), /list_directory/);
+});
+
+Deno.test("read_file: the byte cap cuts a large file and says how to go on", async () => {
+  await using tmp = await makeTempWorkspace();
+  const { server, session } = await toolServer(tmp.root, {
+    caps: { maxReadBytes: 4096 },
+  });
+  const big = await call(server, session, "read_file", { path: "large.txt" });
+  const data = big.structuredContent!;
+  assert.equal(data.truncated, true);
+  assert.equal(data.size, (await Deno.stat(`${tmp.root}/large.txt`)).size);
+  assert.ok(data.size as number >= LARGE_FILE_BYTES);
+  const lines = data.lines as { line: number; text: string }[];
+  const returned = lines.reduce((n, l) => n + l.text.length + 1, 0);
+  assert.ok(returned <= 4096, `returned ${returned} bytes`);
+  assert.match(data.note as string, new RegExp(`offset ${lines.length + 1}`));
+  // A range deep in the file is still readable under the cap.
+  const deep = await call(server, session, "read_file", {
+    path: "large.txt",
+    offset: 30000,
+    limit: 2,
+  });
+  assert.deepEqual(
+    (deep.structuredContent!.lines as { line: number }[]).map((l) => l.line),
+    [30000, 30001],
+  );
+  // An image over the cap is refused with a clear message.
+  const small = await toolServer(tmp.root, { caps: { maxReadBytes: 10 } });
+  const png = await call(small.server, small.session, "read_file", {
+    path: "images/pixel.png",
+  });
+  assert.equal(png.isError, true);
+  assert.match(textOf(png), /max-read-bytes/);
+});
