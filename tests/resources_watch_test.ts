@@ -1,0 +1,241 @@
+import { strict as assert } from "node:assert";
+import type { ResourceChanges, ResourceProvider } from "../mcp/resource.ts";
+import { McpServer } from "../mcp/server.ts";
+import { Session } from "../mcp/session.ts";
+import { watchResources } from "../mcp/watch.ts";
+import { handlers } from "../handlers/mod.ts";
+import { classify, Debouncer, watchWorkspace } from "../resources/watch.ts";
+import { RootUri } from "../resources/uri.ts";
+import { Workspace } from "../workspace/workspace.ts";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+Deno.test("Debouncer: one flush per burst, after the quiet period", async () => {
+  let flushes = 0;
+  const d = new Debouncer(40, 1000, () => flushes++);
+  for (let i = 0; i < 5; i++) {
+    d.poke();
+    await sleep(10);
+  }
+  assert.equal(flushes, 0, "no flush while events keep coming");
+  await sleep(80);
+  assert.equal(flushes, 1);
+  d.poke();
+  await sleep(80);
+  assert.equal(flushes, 2, "a later burst flushes again");
+  d.close();
+});
+
+Deno.test("Debouncer: a never-ending burst still flushes by maxDelayMs", async () => {
+  let flushes = 0;
+  const d = new Debouncer(40, 60, () => flushes++);
+  const start = performance.now();
+  while (performance.now() - start < 200) {
+    d.poke();
+    await sleep(10);
+  }
+  d.close();
+  assert.ok(flushes >= 2, `flushes: ${flushes}`);
+});
+
+Deno.test("Debouncer: close drops the pending flush", async () => {
+  let flushes = 0;
+  const d = new Debouncer(20, 100, () => flushes++);
+  d.poke();
+  d.close();
+  await sleep(50);
+  assert.equal(flushes, 0);
+});
+
+Deno.test("classify: what each before/now pair reports", () => {
+  const cases: [Parameters<typeof classify>, ReturnType<typeof classify>][] = [
+    [["present", "file", "modify"], { updated: true, listChanged: false }],
+    [["absent", "file", "create"], { updated: true, listChanged: true }],
+    [["present", "absent", "remove"], { updated: true, listChanged: true }],
+    [["absent", "absent", "create"], { updated: false, listChanged: false }],
+    [["unknown", "file", "rename"], { updated: true, listChanged: true }],
+    [["unknown", "absent", "rename"], { updated: true, listChanged: true }],
+    [["absent", "directory", "create"], { updated: false, listChanged: true }],
+    [["present", "directory", "modify"], {
+      updated: false,
+      listChanged: false,
+    }],
+  ];
+  for (const [args, expected] of cases) {
+    assert.deepEqual(classify(...args), expected, args.join(" "));
+  }
+});
+
+async function withRoot(
+  fn: (
+    root: string,
+    reports: ResourceChanges[],
+    uris: RootUri,
+  ) => Promise<void>,
+): Promise<void> {
+  const root = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "watch_" }),
+  );
+  await Deno.writeTextFile(`${root}/.gitignore`, "*.log\n");
+  await Deno.writeTextFile(`${root}/a.txt`, "a");
+  await Deno.mkdir(`${root}/.git`);
+  const workspace = await Workspace.open(root);
+  const uris = new RootUri(root);
+  const reports: ResourceChanges[] = [];
+  const watch = watchWorkspace(workspace, uris, (c) => reports.push(c), {
+    quietMs: 50,
+  });
+  try {
+    await sleep(50); // Let the watcher start.
+    await fn(root, reports, uris);
+  } finally {
+    watch.close();
+    await Deno.remove(root, { recursive: true });
+  }
+}
+
+Deno.test("watchWorkspace: a burst of writes to one file is one update", async () => {
+  await withRoot(async (root, reports, uris) => {
+    for (let i = 0; i < 5; i++) {
+      await Deno.writeTextFile(`${root}/a.txt`, `version ${i}`);
+      await sleep(5);
+    }
+    await sleep(250);
+    assert.deepEqual(reports, [{
+      updated: [uris.uriOf("a.txt")],
+      listChanged: false,
+    }]);
+  });
+});
+
+Deno.test("watchWorkspace: files appearing and vanishing change the list", async () => {
+  await withRoot(async (root, reports, uris) => {
+    await Deno.writeTextFile(`${root}/new.txt`, "new");
+    await sleep(250);
+    assert.deepEqual(reports, [{
+      updated: [uris.uriOf("new.txt")],
+      listChanged: true,
+    }]);
+    await Deno.remove(`${root}/new.txt`);
+    await sleep(250);
+    assert.equal(reports.length, 2);
+    assert.equal(reports[1].listChanged, true);
+  });
+});
+
+Deno.test("watchWorkspace: temporary files, ignored files and .git/ report nothing", async () => {
+  await withRoot(async (root, reports) => {
+    await Deno.writeTextFile(`${root}/.a.txt.swp`, "tmp");
+    await Deno.remove(`${root}/.a.txt.swp`);
+    await Deno.writeTextFile(`${root}/debug.log`, "ignored");
+    await Deno.writeTextFile(`${root}/.git/HEAD`, "ref");
+    await sleep(250);
+    assert.deepEqual(reports, []);
+  });
+});
+
+/** A provider whose changes the test emits by hand. */
+function fakeProvider(): ResourceProvider & {
+  emit(c: ResourceChanges): void;
+  closed: boolean;
+} {
+  let listener: ((c: ResourceChanges) => void) | undefined;
+  const provider = {
+    closed: false,
+    list: () => Promise.resolve({ resources: [] }),
+    templates: () => [],
+    read: () => Promise.resolve([]),
+    canonicalUri: (uri: string) => Promise.resolve(uri),
+    normalizeUri: (uri: string) => uri,
+    watch(l: (c: ResourceChanges) => void) {
+      listener = l;
+      return { close: () => provider.closed = true };
+    },
+    emit: (c: ResourceChanges) => listener?.(c),
+  };
+  return provider;
+}
+
+Deno.test("watchResources: nothing before initialized, then subscribed updates and list_changed", async () => {
+  const provider = fakeProvider();
+  const server = new McpServer({
+    handlers,
+    capabilities: {
+      tools: {},
+      resources: { subscribe: true, listChanged: true },
+    },
+    resources: provider,
+  });
+  const sent: string[] = [];
+  const session = new Session((line) => sent.push(line));
+  const watch = watchResources(server, session)!;
+  try {
+    session.state = "initializing";
+    session.subscriptions.add("file:///r/a.txt");
+    provider.emit({
+      updated: ["file:///r/a.txt", "file:///r/b.txt"],
+      listChanged: false,
+    });
+    provider.emit({ updated: [], listChanged: true });
+    await sleep(60);
+    assert.deepEqual(sent, [], "held until the client is ready");
+    session.state = "ready";
+    await sleep(60);
+    assert.deepEqual(sent, [
+      '{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"file:///r/a.txt"}}',
+      '{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}',
+    ]);
+    sent.length = 0;
+    provider.emit({ updated: [], listChanged: false, all: true });
+    assert.deepEqual(sent, [
+      '{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"file:///r/a.txt"}}',
+    ]);
+  } finally {
+    watch.close();
+  }
+  assert.equal(provider.closed, true);
+});
+
+Deno.test("watchResources: no watch without the subscribe capability", () => {
+  const server = new McpServer({ handlers, resources: fakeProvider() });
+  assert.equal(watchResources(server, new Session(() => {})), undefined);
+});
+
+Deno.test("subscribe handlers: -32601 without --watch; idempotent with it", async () => {
+  const plain = new McpServer({ handlers, resources: fakeProvider() });
+  const session = new Session(() => {});
+  const call = async (server: McpServer, method: string, params: unknown) =>
+    await server.handle({ jsonrpc: "2.0", id: 1, method, params }, session);
+  assert.deepEqual(
+    ((await call(plain, "resources/subscribe", { uri: "file:///r/a.txt" }))!
+      .error as { code: number }).code,
+    -32601,
+  );
+  const watching = new McpServer({
+    handlers,
+    capabilities: { resources: { subscribe: true } },
+    resources: fakeProvider(),
+  });
+  for (let i = 0; i < 2; i++) {
+    assert.deepEqual(
+      (await call(watching, "resources/subscribe", { uri: "file:///r/a.txt" }))!
+        .result,
+      {},
+    );
+  }
+  assert.deepEqual([...session.subscriptions], ["file:///r/a.txt"]);
+  for (let i = 0; i < 2; i++) {
+    assert.deepEqual(
+      (await call(watching, "resources/unsubscribe", {
+        uri: "file:///r/a.txt",
+      }))!.result,
+      {},
+    );
+  }
+  assert.equal(session.subscriptions.size, 0);
+  for (const params of [{}, { uri: 7 }, { uri: "no scheme" }]) {
+    const error = (await call(watching, "resources/subscribe", params))!
+      .error as { code: number };
+    assert.equal(error.code, -32602, JSON.stringify(params));
+  }
+});
