@@ -223,3 +223,33 @@ function hasScript(): boolean {
     return false;
   }
 }
+
+Deno.test("README: every flag documented, and the piped example's output is exact", async () => {
+  const readme = await Deno.readTextFile(join(PROJECT_ROOT, "README.md"));
+  for (const name of FLAG_NAMES) {
+    assert.ok(readme.includes(`\`--${name}`), `README lacks --${name}`);
+  }
+  const example = /```sh\n(echo '[^\n]*' \| deno task start)\n```/.exec(
+    readme,
+  );
+  assert.ok(example, "README has no piped deno task start example");
+  const input = /echo '([^']*)'/.exec(example[1])![1];
+  const printed = /prints exactly this line[\s\S]*?```\n([^\n]*)\n```/.exec(
+    readme,
+  );
+  assert.ok(printed, "README does not show the example's output");
+  const r = await run("source", [], input + "\n");
+  assert.equal(r.stdout, printed[1] + "\n");
+});
+
+Deno.test("README and .ci/run agree: CI runs deno task ci", async () => {
+  const readme = await Deno.readTextFile(join(PROJECT_ROOT, "README.md"));
+  const ci = await Deno.readTextFile(join(PROJECT_ROOT, ".ci", "run"));
+  assert.match(ci, /^deno task ci$/m);
+  assert.match(readme, /deno task ci +# what CI runs \(\.ci\/run\)/);
+  const tasks = JSON.parse(
+    await Deno.readTextFile(join(PROJECT_ROOT, "deno.json")),
+  ).tasks;
+  assert.match(tasks.ci, /deno task test/);
+  assert.match(tasks.test, /deno task bundle/);
+});
