@@ -1,0 +1,113 @@
+/**
+ * The official SDK client against every build target, over the fixture
+ * workspace: lists the tools and calls each one. The SDK itself validates
+ * each result's structuredContent against the tool's outputSchema; the
+ * test checks it again with our validator and checks the content.
+ *
+ * @module
+ */
+
+import { strict as assert } from "node:assert";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { compileSchema } from "../mcp/json_schema.ts";
+import type { JsonObject } from "../mcp/jsonrpc.ts";
+import {
+  PROJECT_ROOT,
+  serverCommand,
+  TARGETS,
+  targetStatus,
+} from "./server_command.ts";
+
+const ROOT = `${PROJECT_ROOT}tests/fixtures/ws`;
+
+const CALLS: [string, JsonObject, (result: JsonObject) => void][] = [
+  ["list_directory", { depth: 2 }, (r) => {
+    const entries = (r.structuredContent as { entries: { path: string }[] })
+      .entries.map((e) => e.path);
+    assert.ok(entries.includes("src/main.ts"));
+    assert.ok(!entries.includes("app.log"), "ignored file listed");
+  }],
+  ["find_files", { pattern: "*.ts" }, (r) => {
+    assert.deepEqual((r.structuredContent as JsonObject).matches, [
+      "src/lib/util.ts",
+      "src/main.ts",
+    ]);
+  }],
+  ["read_file", { path: "src/lib/util.ts", offset: 5, limit: 1 }, (r) => {
+    assert.deepEqual((r.structuredContent as JsonObject).lines, [
+      { line: 5, text: 'export const TODO = "needle in util";' },
+    ]);
+  }],
+  ["read_file", { path: "images/pixel.png" }, (r) => {
+    const block = (r.content as JsonObject[])[0];
+    assert.equal(block.type, "image");
+    assert.equal(block.mimeType, "image/png");
+  }],
+  ["search_text", { query: "needle", path: "src" }, (r) => {
+    assert.match(
+      (r.content as { text: string }[])[0].text,
+      /^src\/lib\/util\.ts:5:/m,
+    );
+  }],
+  ["file_info", { path: "README.md" }, (r) => {
+    const data = r.structuredContent as JsonObject;
+    assert.equal(data.type, "file");
+    assert.equal(data.lines, 3);
+    assert.equal(data.mimeType, "text/markdown");
+  }],
+];
+
+for (const t of TARGETS) {
+  const status = targetStatus(t);
+  if (!status.available) {
+    Deno.test({
+      ignore: true,
+      name: `sdk tools [${t}] skipped: ${status.reason}`,
+      fn() {},
+    });
+    continue;
+  }
+  Deno.test(`sdk tools [${t}] lists and calls every tool`, async () => {
+    const { command, args } = serverCommand(["--root", ROOT], t);
+    const transport = new StdioClientTransport({
+      command,
+      args,
+      stderr: "pipe",
+      env: { NO_COLOR: "1" },
+    });
+    const client = new Client({ name: "shipcode-tests", version: "0.0.1" });
+    await client.connect(transport);
+    try {
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((tool: { name: string }) => tool.name), [
+        "file_info",
+        "find_files",
+        "list_directory",
+        "read_file",
+        "search_text",
+      ]);
+      const called = new Set<string>();
+      for (const [name, args, check] of CALLS) {
+        const result = await client.callTool({ name, arguments: args });
+        assert.notEqual(result.isError, true, JSON.stringify(result));
+        const tool = (tools as { name: string; outputSchema?: unknown }[]).find(
+          (tool) => tool.name === name,
+        );
+        assert.ok(tool?.outputSchema);
+        const validate = await compileSchema(tool.outputSchema as JsonObject);
+        assert.deepEqual(validate(result.structuredContent), []);
+        check(result as JsonObject);
+        called.add(name);
+      }
+      assert.equal(called.size, tools.length);
+      const failed = await client.callTool({
+        name: "read_file",
+        arguments: { path: "../outside.txt" },
+      });
+      assert.equal(failed.isError, true);
+    } finally {
+      await client.close();
+    }
+  });
+}
