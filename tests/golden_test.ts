@@ -11,12 +11,18 @@
  *
  * Whatever the case, stderr must never carry a JSON-RPC message.
  *
+ * Cases that name project files (resources) write `{{PROJECT_ROOT}}` (the
+ * project's real path) or `{{PROJECT_URI}}` (its `file://` URI), both with
+ * a trailing `/`, in any of their files; they are filled in at run time so
+ * no transcript holds a machine-specific path.
+ *
  * @module
  */
 
 import { strict as assert } from "node:assert";
 import { looksLikeJsonRpc, runServer } from "./process.ts";
-import { TARGETS, targetStatus } from "./server_command.ts";
+import { PROJECT_ROOT, TARGETS, targetStatus } from "./server_command.ts";
+import { pathToFileURL } from "node:url";
 
 const GOLDEN = new URL("./golden/", import.meta.url);
 
@@ -37,20 +43,42 @@ function readOptional(name: string): string | undefined {
   }
 }
 
+const REAL_ROOT = Deno.realPathSync(PROJECT_ROOT).replace(/\/?$/, "/");
+const PLACEHOLDERS: [string, string][] = [
+  ["{{PROJECT_ROOT}}", REAL_ROOT],
+  ["{{PROJECT_URI}}", pathToFileURL(REAL_ROOT).href],
+];
+
+/** `bytes` with the placeholders filled in (non-UTF-8 input is left alone). */
+function fill(bytes: Uint8Array): Uint8Array {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+      .decode(bytes);
+  } catch {
+    return bytes;
+  }
+  if (!text.includes("{{")) return bytes;
+  for (const [name, value] of PLACEHOLDERS) text = text.replaceAll(name, value);
+  return new TextEncoder().encode(text);
+}
+
 function loadCases(): GoldenCase[] {
   const names = [...Deno.readDirSync(GOLDEN)]
     .filter((entry) => entry.isFile && entry.name.endsWith(".in"))
     .map((entry) => entry.name.slice(0, -".in".length))
     .sort();
   return names.map((name) => {
-    const args = readOptional(`${name}.args`)?.split("\n").filter((a) =>
+    const args = readOptional(`${name}.args`)?.split("\n").map((a) =>
+      new TextDecoder().decode(fill(new TextEncoder().encode(a)))
+    ).filter((a) =>
       a.length > 0
     ) ?? [];
     const code = Number(readOptional(`${name}.code`)?.trim() ?? "0");
     return {
       name,
-      input: Deno.readFileSync(new URL(`${name}.in`, GOLDEN)),
-      output: Deno.readFileSync(new URL(`${name}.out`, GOLDEN)),
+      input: fill(Deno.readFileSync(new URL(`${name}.in`, GOLDEN))),
+      output: fill(Deno.readFileSync(new URL(`${name}.out`, GOLDEN))),
       args,
       code,
     };
