@@ -19,12 +19,13 @@ export interface RawJson {
   readonly rawJSON: string;
 }
 
-declare global {
-  interface JSON {
-    rawJSON(text: string): RawJson;
-    isRawJSON(value: unknown): value is RawJson;
-  }
-}
+/**
+ * `JSON.rawJSON`, which TypeScript's lib does not declare yet. A local
+ * handle rather than a global augmentation keeps the module's types
+ * self-contained (no-slow-types).
+ */
+const rawJSON = (JSON as unknown as { rawJSON(text: string): RawJson })
+  .rawJSON;
 
 /** A request id: a string, a safe integer, or the exact source text of one. */
 export type RequestId = string | number | RawJson;
@@ -238,14 +239,14 @@ function toRequestId(
   source: string | undefined,
 ): RequestId | null {
   if (typeof id === "string") {
-    return source === undefined ? id : JSON.rawJSON(source);
+    return source === undefined ? id : rawJSON(source);
   }
   if (typeof id === "number") {
     if (source === undefined) return Number.isSafeInteger(id) ? id : null;
     if (!INTEGER_LITERAL.test(source)) return null;
     return Number.isSafeInteger(id) && String(id) === source
       ? id
-      : JSON.rawJSON(source);
+      : rawJSON(source);
   }
   return null;
 }

@@ -9,9 +9,16 @@ import {
   ErrorCode,
   idKey,
   type IncomingMessage,
+  type RawJson,
   type RequestId,
   RpcError,
 } from "../mcp/jsonrpc.ts";
+
+// TypeScript's lib does not declare JSON.rawJSON / JSON.isRawJSON yet.
+const json = JSON as unknown as {
+  rawJSON(text: string): RawJson;
+  isRawJSON(value: unknown): value is RawJson;
+};
 
 /** A compact, comparable summary of what a line decodes to. */
 function summary(message: IncomingMessage): string {
@@ -129,7 +136,7 @@ Deno.test("decode: ids that JSON numbers cannot hold travel as their source text
   const big = decode('{"jsonrpc":"2.0","id":9007199254740993,"method":"p"}');
   assert.equal(big.kind, "request");
   if (big.kind !== "request") return;
-  assert.ok(JSON.isRawJSON(big.id));
+  assert.ok(json.isRawJSON(big.id));
   assert.equal(
     encodeResult(big.id, {}),
     '{"jsonrpc":"2.0","id":9007199254740993,"result":{}}',
@@ -184,7 +191,7 @@ Deno.test("encodeResult: compact, keys jsonrpc, id, result", () => {
     '{"jsonrpc":"2.0","id":"p-2","result":{"b":1,"a":[2,"x"]}}',
   );
   assert.equal(
-    encodeResult(JSON.rawJSON('"\\/"'), {}),
+    encodeResult(json.rawJSON('"\\/"'), {}),
     '{"jsonrpc":"2.0","id":"\\/","result":{}}',
   );
   assert.equal(
@@ -242,13 +249,13 @@ Deno.test("RpcError: standard messages by code, data kept", () => {
 });
 
 Deno.test("idKey: equal ids get equal keys, whatever their spelling", () => {
-  assert.equal(idKey(1), idKey(JSON.rawJSON("1")));
-  assert.equal(idKey("é"), idKey(JSON.rawJSON('"\\u00e9"')));
-  assert.equal(idKey("a"), idKey(JSON.rawJSON('"a"')));
+  assert.equal(idKey(1), idKey(json.rawJSON("1")));
+  assert.equal(idKey("é"), idKey(json.rawJSON('"\\u00e9"')));
+  assert.equal(idKey("a"), idKey(json.rawJSON('"a"')));
   assert.notEqual(idKey(1), idKey("1"));
   assert.notEqual(
-    idKey(JSON.rawJSON("9007199254740993")),
-    idKey(JSON.rawJSON("9007199254740992")),
+    idKey(json.rawJSON("9007199254740993")),
+    idKey(json.rawJSON("9007199254740992")),
   );
   assert.notEqual(idKey(""), idKey(0));
 });
