@@ -10,7 +10,8 @@
  * Flags: `--runs N` (startup runs, default 15), `--pings N` (default
  * 100000), `--ping-runs N` (default 3), `--servers a,b`, `--workloads a,b`,
  * `--check` (exit 1 when a target fails; otherwise the bench always exits 0:
- * it is a report).
+ * it is a report), `--add "name=program arg ..."` (one more server, say a
+ * variant of ours in another checkout, for an A/B comparison; repeatable).
  *
  * @module
  */
@@ -97,6 +98,7 @@ async function main(args: string[]): Promise<number> {
       servers: { type: "string" },
       workloads: { type: "string" },
       check: { type: "boolean", default: false },
+      add: { type: "string", multiple: true },
     },
   });
   const workloads = defaultWorkloads({
@@ -118,6 +120,17 @@ async function main(args: string[]): Promise<number> {
     }
     legend.push(`  ${server.name.padEnd(10)} ${server.description}`);
     ready.push({ name: server.name, spec });
+  }
+  for (const extra of values.add ?? []) {
+    const [name, ...command] = extra.split(/[= ]+/);
+    if (!name || command.length === 0) {
+      throw new Error(`--add takes "name=program arg ...", not "${extra}"`);
+    }
+    legend.push(`  ${name.padEnd(10)} ${command.join(" ")}`);
+    ready.push({
+      name,
+      spec: { command: command[0], args: command.slice(1), cwd: Deno.cwd() },
+    });
   }
   console.log("servers");
   console.log(legend.join("\n"));
