@@ -18,7 +18,10 @@ export function encodeCursor(key: string): string {
   const bytes = new TextEncoder().encode(PREFIX + key);
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(
+    /=+$/,
+    "",
+  );
 }
 
 /**
@@ -33,7 +36,9 @@ export function decodeCursor(cursor: unknown): string | undefined {
       "Invalid params",
       'Invalid "cursor": pass back a nextCursor from this server unchanged, or omit it for the first page.',
     );
-  if (typeof cursor !== "string" || !/^[A-Za-z0-9_-]+$/.test(cursor)) throw bad();
+  if (typeof cursor !== "string" || !/^[A-Za-z0-9_-]+$/.test(cursor)) {
+    throw bad();
+  }
   let text: string;
   try {
     const binary = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));
