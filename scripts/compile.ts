@@ -27,6 +27,7 @@ import { createHash } from "node:crypto";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { VERSION } from "../cli/help.ts";
 
 /** The targets `--all` builds, as `deno compile --target` names them. */
 export const TARGETS = [
@@ -72,8 +73,10 @@ export function explainFailure(
   const baseBinary = /Setting up base binary|denort|dl\.deno\.land/i.test(
     text,
   );
-  if (baseBinary && /DENORT_BIN/.test(text)) {
-    return `deno compile could not use the runtime base that DENORT_BIN points to, so no binary was built; point it at a denort binary of Deno ${Deno.version.deno} for ${target}, or unset it.`;
+  // What deno says when DENORT_BIN names a file that is not there.
+  const missing = /Could not find denort at '([^']*)'/.exec(text)?.[1];
+  if (missing !== undefined) {
+    return `deno compile found no runtime base at ${missing} (from DENORT_BIN), so no binary was built; point DENORT_BIN at a denort binary of Deno ${Deno.version.deno} for ${target}, or unset it.`;
   }
   if (baseBinary) {
     return `deno compile could not download its runtime base (denort ${Deno.version.deno} for ${target}) from dl.deno.land, so no binary was built: this machine cannot reach that host; use the bundle instead (deno task bundle), or set DENORT_BIN to a local denort binary.`;
@@ -157,6 +160,28 @@ function megabytes(path: string): string {
   return (Deno.statSync(path).size / (1024 * 1024)).toFixed(1);
 }
 
+/**
+ * Run a binary built for this machine with `--version`; a sentence saying
+ * what is wrong, or undefined when it answers as shipcode-mcp. A DENORT_BIN
+ * pointing at a full `deno` builds "successfully" into a plain deno.
+ */
+async function smokeTest(binary: string): Promise<string | undefined> {
+  const expected = `shipcode-mcp ${VERSION}\n`;
+  try {
+    const out = await new Deno.Command(binary, {
+      args: ["--version"],
+      stdin: "null",
+    }).output();
+    const printed = new TextDecoder().decode(out.stdout);
+    if (out.success && printed === expected) return undefined;
+    return `the built binary does not run as shipcode-mcp (--version printed ${
+      JSON.stringify(printed.split("\n")[0])
+    }); if DENORT_BIN is set, point it at a denort binary, not a full deno.`;
+  } catch (error) {
+    return `the built binary cannot be run (${(error as Error).message}).`;
+  }
+}
+
 /** Build one target; print one line either way; true when it was built. */
 async function buildOne(
   target: string | undefined,
@@ -166,6 +191,11 @@ async function buildOne(
   const label = target ?? Deno.build.target;
   const outcome = await compile(target, output, timeoutSeconds);
   if (outcome.code === 0) {
+    const problem = target === undefined ? await smokeTest(output) : undefined;
+    if (problem !== undefined) {
+      await removeIfPresent(output);
+      return { built: false, reason: problem };
+    }
     console.error(
       `built ${output.slice(PROJECT_ROOT.length)} for ${label} (${
         megabytes(output)

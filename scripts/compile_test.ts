@@ -56,6 +56,21 @@ Deno.test("no network: one sentence naming the runtime base and the way out", ()
   assert.match(text, /DENORT_BIN/);
 });
 
+Deno.test("DENORT_BIN naming a missing file: one sentence naming the path", () => {
+  const stderr = `Check main.ts
+Compile main.ts to dist/shipcode-mcp
+error: Writing deno compile executable to temporary file 'dist/shipcode-mcp.tmp-bfcf62a493c38cbe'
+
+Caused by:
+    0: Could not find denort at '/opt/denort'
+    1: No such file or directory (os error 2)
+`;
+  const text = assertOneSentence(
+    explainFailure({ code: 1, stderr }, "x86_64-unknown-linux-gnu", 120),
+  );
+  assert.match(text, /no runtime base at \/opt\/denort \(from DENORT_BIN\)/);
+});
+
 Deno.test("timeout: one sentence with the limit and how to raise it", () => {
   const text = assertOneSentence(
     explainFailure(
