@@ -77,7 +77,9 @@ class MessageWriter {
     if (this.broken) return;
     this.#queue.push(line);
     this.#queuedChars += line.length;
-    this.#writing ??= this.#flush();
+    // Start writing once the current task is done, so that every response
+    // produced from one input chunk leaves in a single write.
+    this.#writing ??= Promise.resolve().then(() => this.#flush());
   }
 
   /** Resolves when everything queued so far is written (or cannot be). */
