@@ -1,6 +1,6 @@
 /**
  * Builds the `shipcode-mcp` server from its configuration: the default
- * method map and the workspace's tools and resources.
+ * method map, and the workspace's tools and resources loaded on first need.
  *
  * @module
  */
@@ -9,18 +9,10 @@ import type { Config } from "./cli/flags.ts";
 import { handlers } from "./handlers/mod.ts";
 import { stderrLogger } from "./mcp/log.ts";
 import { DEFAULT_CAPABILITIES, McpServer } from "./mcp/server.ts";
-import { WorkspaceResources } from "./resources/provider.ts";
-import { workspaceTools } from "./tools/mod.ts";
-import { Workspace } from "./workspace/workspace.ts";
 
 /** Make the server `shipcode-mcp` runs for `config`. */
-export async function createShipcodeServer(
-  config: Config,
-): Promise<McpServer> {
-  const workspace = await Workspace.open(config.root, {
-    includeIgnored: config.includeIgnored,
-  });
-  const server = new McpServer({
+export function createShipcodeServer(config: Config): McpServer {
+  return new McpServer({
     handlers,
     protocolVersions: config.protocolVersions,
     pageSize: config.pageSize,
@@ -30,13 +22,12 @@ export async function createShipcodeServer(
     capabilities: config.watch
       ? { tools: {}, resources: { subscribe: true, listChanged: true } }
       : DEFAULT_CAPABILITIES,
-    resources: new WorkspaceResources(workspace, {
-      maxReadBytes: config.maxReadBytes,
-      watch: config.watch,
-    }),
+    // The workspace, its tools and resources (and their npm dependencies)
+    // load when a method first needs them: a client gets its initialize
+    // and ping answers without waiting for code those never use.
+    setup: async (server) => {
+      const { installWorkspace } = await import("./features.ts");
+      await installWorkspace(server, config);
+    },
   });
-  for (const tool of workspaceTools(workspace, config)) {
-    server.tools.register(tool);
-  }
-  return server;
 }

@@ -4,14 +4,6 @@
  * @module
  */
 
-import { fileURLToPath } from "node:url";
-import {
-  clientConfig,
-  clientListText,
-  isClient,
-  launchCommand,
-  unknownClientMessage,
-} from "./cli/config.ts";
 import { parseFlags, UsageError } from "./cli/flags.ts";
 import { helpText, terminalNote, VERSION } from "./cli/help.ts";
 import { createShipcodeServer } from "./app.ts";
@@ -36,9 +28,11 @@ async function rootProblem(root: string): Promise<string | undefined> {
 }
 
 /** The entry script's path, for the `deno run` command line `config` prints. */
-function mainScript(): string {
+async function mainScript(): Promise<string> {
   const url = new URL(Deno.mainModule);
-  return url.protocol === "file:" ? fileURLToPath(url) : url.href;
+  if (url.protocol !== "file:") return url.href;
+  const { fileURLToPath } = await import("node:url");
+  return fileURLToPath(url);
 }
 
 async function main(args: string[]): Promise<number> {
@@ -65,6 +59,14 @@ async function main(args: string[]): Promise<number> {
       await writeAll(Deno.stdout, encoder.encode(`shipcode-mcp ${VERSION}\n`));
       return 0;
     case "config": {
+      // Loaded here only: start-up of the server never pays for it.
+      const {
+        clientConfig,
+        clientListText,
+        isClient,
+        launchCommand,
+        unknownClientMessage,
+      } = await import("./cli/config.ts");
       // Configuration text on stdout is the point of this command (it can
       // be redirected into the client's file); the hint goes to stderr.
       if (command.client === undefined) {
@@ -78,7 +80,7 @@ async function main(args: string[]): Promise<number> {
       const launch = launchCommand({
         standalone: Deno.build.standalone,
         execPath: Deno.execPath(),
-        mainScript: mainScript(),
+        mainScript: await mainScript(),
       }, command.config);
       const { text, hint } = clientConfig(command.client, launch);
       await writeAll(Deno.stdout, encoder.encode(text));
@@ -92,7 +94,7 @@ async function main(args: string[]): Promise<number> {
           encoder.encode(terminalNote(command.config.root)),
         );
       }
-      const server = await createShipcodeServer(command.config);
+      const server = createShipcodeServer(command.config);
       const stop = new AbortController();
       const onSignal = () => stop.abort();
       for (const signal of ["SIGINT", "SIGTERM"] as const) {
@@ -103,12 +105,24 @@ async function main(args: string[]): Promise<number> {
         }
       }
       let watch: { close(): void } | undefined;
+      let done = false;
       await serveStdio(server, {
         maxLineBytes: command.config.maxLineBytes,
         signal: stop.signal,
-        // With --watch: resource change notifications for this client.
-        onSession: (session) => watch = watchResources(server, session),
+        // With --watch: resource change notifications for this client, as
+        // soon as the resources are loaded (which --watch starts at once).
+        onSession: (session) => {
+          if (!command.config.watch) return;
+          server.ready().then(
+            () => {
+              if (!done) watch = watchResources(server, session);
+            },
+            (error) =>
+              server.logger.log("error", "cannot watch the root:", error),
+          );
+        },
       });
+      done = true;
       watch?.close();
       return 0;
     }

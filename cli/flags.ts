@@ -1,12 +1,10 @@
 /**
- * Command-line flags of `shipcode-mcp`, parsed with `node:util`'s
- * `parseArgs` and checked into a typed {@linkcode Config}.
+ * Command-line flags of `shipcode-mcp`, parsed strictly and checked into a
+ * typed {@linkcode Config}.
  *
  * @module
  */
 
-import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import { isLogLevel, type LogLevel } from "../mcp/log.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../mcp/line_stream.ts";
 
@@ -115,74 +113,126 @@ const EXAMPLE_VALUES: Record<string, string> = {
   "max-depth": String(DEFAULTS.maxDepth),
 };
 
+type Values = { [name: string]: string | boolean | undefined };
+
+/** A short flag's long name. */
+const SHORT: Record<string, string> = { h: "help", V: "version" };
+
 /**
- * Rewrite a `parseArgs` error as one line naming the flag and the fix;
- * node's own wording suggests `--` tricks that mean nothing to our users.
+ * Split `args` into flag values and positionals, strictly: unknown flags,
+ * a value on a switch, or a missing value are usage errors. Accepts
+ * `--name value`, `--name=value`, `-h`, grouped short switches (`-hV`) and
+ * `--` before positionals; a repeated flag's last value wins.
+ *
+ * Hand-written rather than `node:util`'s `parseArgs` because importing any
+ * `node:` module starts Deno's Node compatibility layer, which costs about a
+ * third of the server's whole start-up time; see bench/README.md.
  */
-function parseArgsMessage(error: Error & { code?: string }): string {
-  const flag = /'(-{1,2}[A-Za-z][^' <]*)/.exec(error.message)?.[1];
-  if (flag !== undefined) {
-    if (error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
-      return `unknown flag ${flag}; run shipcode-mcp --help for the flags.`;
+function tokenize(args: readonly string[]): {
+  values: Values;
+  positionals: string[];
+} {
+  const values: Values = {};
+  const positionals: string[] = [];
+  const unknown = (flag: string) =>
+    new UsageError(
+      `unknown flag ${flag}; run shipcode-mcp --help for the flags.`,
+    );
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === "--") {
+      positionals.push(...args.slice(i + 1));
+      break;
     }
-    if (error.message.includes("argument missing")) {
-      const example = EXAMPLE_VALUES[flag.replace(/^-+/, "")] ?? "VALUE";
-      return `${flag} needs a value; for example: ${flag} ${example}`;
-    }
-    if (error.message.includes("does not take an argument")) {
-      return `${flag} is a switch and takes no value; write ${flag} alone.`;
+    if (arg.startsWith("--")) {
+      const eq = arg.indexOf("=");
+      const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
+      const type = Object.hasOwn(OPTIONS, name)
+        ? OPTIONS[name as keyof typeof OPTIONS].type
+        : undefined;
+      if (type === undefined) throw unknown(`--${name}`);
+      if (type === "boolean") {
+        if (eq >= 0) {
+          throw new UsageError(
+            `--${name} is a switch and takes no value; write --${name} alone.`,
+          );
+        }
+        values[name] = true;
+      } else if (eq >= 0) {
+        values[name] = arg.slice(eq + 1);
+      } else if (i + 1 < args.length && !args[i + 1].startsWith("-")) {
+        values[name] = args[++i];
+      } else {
+        const example = EXAMPLE_VALUES[name] ?? "VALUE";
+        throw new UsageError(
+          `--${name} needs a value; for example: --${name} ${example}`,
+        );
+      }
+    } else if (arg.startsWith("-") && arg.length > 1) {
+      for (const letter of arg.slice(1)) {
+        const name = SHORT[letter];
+        if (name === undefined) throw unknown(`-${letter}`);
+        values[name] = true;
+      }
+    } else {
+      positionals.push(arg);
     }
   }
-  if (error.code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
-    // A short-flag group such as `-h=3` splits into odd pieces; name the
-    // piece node quotes, whatever it is.
-    const piece = /'([^']*)'/.exec(error.message)?.[1] ?? "";
-    return `unknown flag ${piece}; run shipcode-mcp --help for the flags.`;
+  return { values, positionals };
+}
+
+/** The value of a string flag (tokenize guarantees the type). */
+function text(values: Values, name: string): string | undefined {
+  return values[name] as string | undefined;
+}
+
+/**
+ * Make `path` absolute against `cwd` and drop `.` and `..` segments, so
+ * logs, resource URIs and `config` output never depend on where the client
+ * started the server. POSIX paths, and Windows drive paths.
+ */
+export function absolutePath(cwd: string, path: string): string {
+  if (path.startsWith("\\\\")) return path; // A UNC path: leave it be.
+  const full = /^(?:[\\/]|[A-Za-z]:[\\/])/.test(path) ? path : `${cwd}/${path}`;
+  const windows = /^[A-Za-z]:[\\/]/.test(full);
+  const parts = full.split(windows ? /[\\/]+/ : /\/+/);
+  const head = parts.shift() ?? "";
+  const kept: string[] = [];
+  for (const part of parts) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") kept.pop();
+    else kept.push(part);
   }
-  return `${
-    error.message.split("\n")[0]
-  }; run shipcode-mcp --help for the flags.`;
+  const separator = windows ? "\\" : "/";
+  return head + separator + kept.join(separator);
 }
 
 /** Parse `args` (without the program name) into a {@linkcode Command}. */
 export function parseFlags(args: string[], cwd: string): Command {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      options: OPTIONS,
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (error) {
-    throw new UsageError(parseArgsMessage(error as Error & { code?: string }));
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = tokenize(args);
   if (values.help) return { kind: "help" };
   if (values.version) return { kind: "version" };
 
-  const logLevel = values["log-level"] ?? DEFAULTS.logLevel;
+  const logLevel = text(values, "log-level") ?? DEFAULTS.logLevel;
   if (!isLogLevel(logLevel)) {
     throw new UsageError(
       `--log-level must be one of debug, info, warn, error, silent; got "${logLevel}".`,
     );
   }
   let protocolVersions = DEFAULTS.protocolVersions;
-  if (values["protocol-versions"] !== undefined) {
-    protocolVersions = values["protocol-versions"].split(",").map((v) =>
-      v.trim()
-    )
+  const versions = text(values, "protocol-versions");
+  if (versions !== undefined) {
+    protocolVersions = versions.split(",").map((v) => v.trim())
       .filter((v) => v.length > 0);
     const bad = protocolVersions.find((v) => !/^\d{4}-\d{2}-\d{2}$/.test(v));
     if (protocolVersions.length === 0 || bad !== undefined) {
       throw new UsageError(
-        `--protocol-versions takes dates like 2025-06-18, comma-separated, most preferred first; got "${
-          values["protocol-versions"]
-        }".`,
+        `--protocol-versions takes dates like 2025-06-18, comma-separated, most preferred first; got "${versions}".`,
       );
     }
   }
-  if (values.root !== undefined && values.root.trim() === "") {
+  const root = text(values, "root");
+  if (root !== undefined && root.trim() === "") {
     throw new UsageError(
       `--root needs a directory, got an empty string; for example --root .`,
     );
@@ -190,41 +240,41 @@ export function parseFlags(args: string[], cwd: string): Command {
   const config: Config = {
     // Absolute, so logs, resource URIs and `config` output never depend on
     // the directory the client happens to start the server in.
-    root: resolve(cwd, values.root ?? "."),
+    root: absolutePath(cwd, root ?? "."),
     logLevel,
     protocolVersions,
-    watch: values.watch ?? DEFAULTS.watch,
+    watch: values.watch === true,
     pageSize: positiveInteger(
       "page-size",
-      values["page-size"],
+      text(values, "page-size"),
       DEFAULTS.pageSize,
     ),
     maxLineBytes: positiveInteger(
       "max-line-bytes",
-      values["max-line-bytes"],
+      text(values, "max-line-bytes"),
       DEFAULTS.maxLineBytes,
     ),
     maxEntries: positiveInteger(
       "max-entries",
-      values["max-entries"],
+      text(values, "max-entries"),
       DEFAULTS.maxEntries,
     ),
     maxMatches: positiveInteger(
       "max-matches",
-      values["max-matches"],
+      text(values, "max-matches"),
       DEFAULTS.maxMatches,
     ),
     maxReadBytes: positiveInteger(
       "max-read-bytes",
-      values["max-read-bytes"],
+      text(values, "max-read-bytes"),
       DEFAULTS.maxReadBytes,
     ),
     maxDepth: positiveInteger(
       "max-depth",
-      values["max-depth"],
+      text(values, "max-depth"),
       DEFAULTS.maxDepth,
     ),
-    includeIgnored: values["include-ignored"] ?? DEFAULTS.includeIgnored,
+    includeIgnored: values["include-ignored"] === true,
   };
   if (positionals.length === 0) return { kind: "serve", config };
   if (positionals[0] === "config") {

@@ -14,6 +14,7 @@ import type { Handler } from "../mcp/server.ts";
  */
 export const resourcesList: Handler = async (params, { server, signal }) => {
   const after = decodeCursor(params.cursor);
+  await server.ready();
   if (server.resources === undefined) return { resources: [] };
   const page = await server.resources.list(after, server.pageSize, signal);
   const result: JsonObject = { resources: page.resources };

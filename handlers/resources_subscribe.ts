@@ -32,6 +32,7 @@ export const resourcesSubscribe: Handler = async (
   params,
   { server, session },
 ) => {
+  await server.ready();
   requireSubscribe(server, "resources/subscribe");
   const uri = uriParam(params);
   session.subscriptions.add(await server.resources!.canonicalUri(uri));
@@ -47,6 +48,7 @@ export const resourcesUnsubscribe: Handler = async (
   params,
   { server, session },
 ) => {
+  await server.ready();
   requireSubscribe(server, "resources/unsubscribe");
   const uri = uriParam(params);
   const provider = server.resources!;

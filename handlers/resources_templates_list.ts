@@ -9,7 +9,8 @@ import { paginate } from "../mcp/pagination.ts";
 import type { Handler } from "../mcp/server.ts";
 
 /** Handle `resources/templates/list` (paginated like every list method). */
-export const resourcesTemplatesList: Handler = (params, { server }) => {
+export const resourcesTemplatesList: Handler = async (params, { server }) => {
+  await server.ready();
   const templates = server.resources?.templates() ?? [];
   const page = paginate(
     templates,

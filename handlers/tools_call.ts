@@ -14,8 +14,7 @@ import { ErrorCode, type JsonObject, RpcError } from "../mcp/jsonrpc.ts";
 import type { Handler, HandlerContext } from "../mcp/server.ts";
 import { formatFailures } from "../mcp/json_schema.ts";
 import { toolError } from "../mcp/content.ts";
-import type { Tool, ToolResult } from "../mcp/tool.ts";
-import { WorkspaceError } from "../workspace/workspace.ts";
+import { type Tool, ToolFailure, type ToolResult } from "../mcp/tool.ts";
 
 /**
  * The first protocol version in which invalid tool arguments are a tool
@@ -35,6 +34,7 @@ export const toolsCall: Handler = async (params, ctx) => {
       'tools/call needs "name", a string naming a tool from tools/list.',
     );
   }
+  await ctx.server.ready();
   const tool = ctx.server.tools.get(name);
   if (tool === undefined) {
     throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
@@ -70,7 +70,7 @@ async function run(
   } catch (error) {
     // Cancelled: the server drops the response; nothing to report.
     if (ctx.signal.aborted) throw error;
-    if (error instanceof WorkspaceError) return toolError(error.message);
+    if (error instanceof ToolFailure) return toolError(error.message);
     ctx.server.logger.log("error", `tool ${tool.name} failed:`, error);
     return toolError(
       `Tool ${tool.name} failed unexpectedly (${

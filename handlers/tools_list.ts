@@ -9,7 +9,8 @@ import { paginate } from "../mcp/pagination.ts";
 import { toolDefinition } from "../mcp/tool.ts";
 
 /** Handle `tools/list`. */
-export const toolsList: Handler = (params, { server }) => {
+export const toolsList: Handler = async (params, { server }) => {
+  await server.ready();
   // Keyset pagination needs items sorted by their key: the tool name.
   const page = paginate(
     server.tools.sorted(),

@@ -86,6 +86,12 @@ export interface McpServerOptions {
   logger?: Logger;
   /** Where `resources/*` methods find resources; none when undefined. */
   resources?: ResourceProvider;
+  /**
+   * One-time preparation run on first need (see {@linkcode McpServer.ready}):
+   * typically loads tools and resources, so that starting the server and
+   * answering `initialize` and `ping` never wait for them.
+   */
+  setup?: (server: McpServer) => Promise<void>;
 }
 
 /** The protocol version this project implements. */
@@ -186,8 +192,10 @@ export class McpServer {
   readonly tools: ToolRegistry = new ToolRegistry();
   /** Where the server logs. */
   readonly logger: Logger;
-  /** The resource provider, if the server has resources. */
-  readonly resources: ResourceProvider | undefined;
+  /** The resource provider, if the server has resources (set by `setup`). */
+  resources: ResourceProvider | undefined;
+  readonly #setup: ((server: McpServer) => Promise<void>) | undefined;
+  #ready: Promise<void> | undefined;
 
   /** Make a server from its configuration. */
   constructor(options: McpServerOptions) {
@@ -204,6 +212,21 @@ export class McpServer {
     this.pageSize = options.pageSize ?? 100;
     this.logger = options.logger ?? stderrLogger();
     this.resources = options.resources;
+    this.#setup = options.setup;
+  }
+
+  /**
+   * Resolves once the server's `setup` has run (it runs on the first call).
+   * Handlers that use the tool or resource registries await it first. A
+   * failed setup is retried on the next call rather than cached.
+   */
+  ready(): Promise<void> {
+    if (this.#ready === undefined) {
+      const setup = this.#setup;
+      this.#ready = setup === undefined ? Promise.resolve() : setup(this);
+      this.#ready.catch(() => this.#ready = undefined);
+    }
+    return this.#ready;
   }
 
   /**

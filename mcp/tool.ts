@@ -12,6 +12,20 @@ import {
   type SchemaFailure,
 } from "./json_schema.ts";
 
+/**
+ * An error whose message is written for the model: `tools/call` answers it
+ * with a result carrying `isError: true` and the message, instead of
+ * treating it as a fault of the server. Throw it (or a subclass) for
+ * failures the caller can act on: a missing file, a bad pattern.
+ */
+export class ToolFailure extends Error {
+  /** Make a failure whose message says what went wrong and what to do. */
+  constructor(message: string) {
+    super(message);
+    this.name = "ToolFailure";
+  }
+}
+
 /** Hints about a tool's behaviour, as the MCP specification defines them. */
 export interface ToolAnnotations {
   title?: string;

@@ -13,6 +13,7 @@
  */
 
 import type { Ignore } from "ignore";
+import { ToolFailure } from "../mcp/tool.ts";
 
 /** Why a path was refused. */
 export type WorkspaceErrorCode =
@@ -25,7 +26,7 @@ export type WorkspaceErrorCode =
   | "too_large";
 
 /** A path the workspace refuses; `message` says what to do instead. */
-export class WorkspaceError extends Error {
+export class WorkspaceError extends ToolFailure {
   /** Why it was refused. */
   readonly code: WorkspaceErrorCode;
   /** The path as the client gave it. */
