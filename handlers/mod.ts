@@ -1,23 +1,16 @@
 /**
  * The method → handler map. Adding a method is one module in this folder
- * and one line here.
+ * and one line here. Methods that serve tools and resources load their
+ * module on first call (lazyHandler): start-up and the handshake never pay
+ * for them.
  *
  * @module
  */
 
-import type { HandlerMap } from "../mcp/server.ts";
+import { type HandlerMap, lazyHandler } from "../mcp/server.ts";
 import { cancelled } from "./cancelled.ts";
 import { initialize, initialized } from "./initialize.ts";
 import { ping } from "./ping.ts";
-import { resourcesList } from "./resources_list.ts";
-import { resourcesRead } from "./resources_read.ts";
-import {
-  resourcesSubscribe,
-  resourcesUnsubscribe,
-} from "./resources_subscribe.ts";
-import { resourcesTemplatesList } from "./resources_templates_list.ts";
-import { toolsCall } from "./tools_call.ts";
-import { toolsList } from "./tools_list.ts";
 
 /** Every method this server answers, by name. */
 export const handlers: HandlerMap = {
@@ -25,11 +18,27 @@ export const handlers: HandlerMap = {
   "initialize": initialize,
   "notifications/initialized": initialized,
   "notifications/cancelled": cancelled,
-  "tools/list": toolsList,
-  "resources/list": resourcesList,
-  "resources/templates/list": resourcesTemplatesList,
-  "resources/read": resourcesRead,
-  "resources/subscribe": resourcesSubscribe,
-  "resources/unsubscribe": resourcesUnsubscribe,
-  "tools/call": toolsCall,
+  "tools/list": lazyHandler(() =>
+    import("./tools_list.ts").then((m) => m.toolsList)
+  ),
+  "tools/call": lazyHandler(() =>
+    import("./tools_call.ts").then((m) => m.toolsCall)
+  ),
+  "resources/list": lazyHandler(() =>
+    import("./resources_list.ts").then((m) => m.resourcesList)
+  ),
+  "resources/templates/list": lazyHandler(() =>
+    import("./resources_templates_list.ts").then((m) =>
+      m.resourcesTemplatesList
+    )
+  ),
+  "resources/read": lazyHandler(() =>
+    import("./resources_read.ts").then((m) => m.resourcesRead)
+  ),
+  "resources/subscribe": lazyHandler(() =>
+    import("./resources_subscribe.ts").then((m) => m.resourcesSubscribe)
+  ),
+  "resources/unsubscribe": lazyHandler(() =>
+    import("./resources_subscribe.ts").then((m) => m.resourcesUnsubscribe)
+  ),
 };

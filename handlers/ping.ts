@@ -4,9 +4,8 @@
  * @module
  */
 
+import { EMPTY_RESULT } from "../mcp/jsonrpc.ts";
 import type { Handler } from "../mcp/server.ts";
 
-const EMPTY = Object.freeze({});
-
 /** Handle `ping`. */
-export const ping: Handler = () => EMPTY;
+export const ping: Handler = () => EMPTY_RESULT;

@@ -6,12 +6,10 @@
  * @module
  */
 
-import { ErrorCode, RpcError } from "../mcp/jsonrpc.ts";
+import { EMPTY_RESULT, ErrorCode, RpcError } from "../mcp/jsonrpc.ts";
 import { resourceNotFound, uriParam } from "../mcp/resource.ts";
 import type { Handler, McpServer } from "../mcp/server.ts";
 import { canSubscribe } from "../mcp/watch.ts";
-
-const EMPTY = Object.freeze({});
 
 function requireSubscribe(server: McpServer, method: string): void {
   if (!canSubscribe(server)) {
@@ -36,7 +34,7 @@ export const resourcesSubscribe: Handler = async (
   requireSubscribe(server, "resources/subscribe");
   const uri = uriParam(params);
   session.subscriptions.add(await server.resources!.canonicalUri(uri));
-  return EMPTY;
+  return EMPTY_RESULT;
 };
 
 /**
@@ -55,7 +53,7 @@ export const resourcesUnsubscribe: Handler = async (
   // A subscribed file may be gone by now: forgetting it must still work.
   const normal = provider.normalizeUri(uri);
   if (normal === undefined) throw resourceNotFound(uri);
-  if (session.subscriptions.delete(normal)) return EMPTY;
+  if (session.subscriptions.delete(normal)) return EMPTY_RESULT;
   session.subscriptions.delete(await provider.canonicalUri(uri));
-  return EMPTY;
+  return EMPTY_RESULT;
 };

@@ -205,14 +205,45 @@ const INTEGER_LITERAL = /^-?(?:0|[1-9][0-9]*)$/;
  * than one `"id"`, other spacing, an exponent) sends the caller to the slow,
  * exact path.
  */
+/**
+ * Whether position `at` of `line` lies directly in the outermost object and
+ * outside every string, so that a `"id"` there is the message's own key.
+ * Scans only the text before `at`, which for the usual message is short.
+ */
+function atTopLevel(line: string, at: number): boolean {
+  let depth = 0;
+  for (let i = 0; i < at; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 34 /* " */) {
+      for (i++; i < at; i++) {
+        const d = line.charCodeAt(i);
+        if (d === 92 /* \ */) i++;
+        else if (d === 34) break;
+      }
+      if (i >= at) return false;
+    } else if (c === 123 /* { */ || c === 91 /* [ */) depth++;
+    else if (c === 125 /* } */ || c === 93 /* ] */) depth--;
+  }
+  return depth === 1;
+}
+
+const COMMON_START = '{"jsonrpc":"2.0","id":';
+
 function idWrittenCanonically(line: string, id: number): boolean {
-  const at = line.indexOf('"id"');
-  if (at < 0 || line.indexOf('"id"', at + 4) >= 0) return false;
-  let i = at + 4;
-  while (line.charCodeAt(i) === 32) i++;
-  if (line.charCodeAt(i) !== 58 /* : */) return false;
-  i++;
-  while (line.charCodeAt(i) === 32) i++;
+  let i: number;
+  if (line.startsWith(COMMON_START)) {
+    // Most clients write these two members first: the id is top-level by
+    // construction, and nothing needs searching.
+    i = COMMON_START.length;
+  } else {
+    const at = line.indexOf('"id"');
+    if (at < 0 || !atTopLevel(line, at)) return false;
+    i = at + 4;
+    while (line.charCodeAt(i) === 32) i++;
+    if (line.charCodeAt(i) !== 58 /* : */) return false;
+    i++;
+    while (line.charCodeAt(i) === 32) i++;
+  }
   // Read the literal's digits rather than compare with String(id): this
   // runs for every request, and formatting a number costs more.
   const negative = line.charCodeAt(i) === 45; /* - */
@@ -371,12 +402,19 @@ export function idKey(id: RequestId): string {
   return typeof value === "string" ? "s" + value : "n" + id.rawJSON;
 }
 
+/**
+ * The empty result (`{}`), as `ping` and other acknowledgements return it.
+ * Frozen and shared; {@linkcode encodeResult} writes it without serialising.
+ */
+export const EMPTY_RESULT: Readonly<Record<string, never>> = Object.freeze({});
+
 /** Encode a success response. `result` must be JSON-serialisable. */
 export function encodeResult(id: RequestId, result: unknown): string {
   // A numeric id is a safe integer, so String() writes what JSON would.
   return '{"jsonrpc":"2.0","id":' +
     (typeof id === "number" ? String(id) : JSON.stringify(id)) +
-    ',"result":' + JSON.stringify(result) + "}";
+    ',"result":' +
+    (result === EMPTY_RESULT ? "{}" : JSON.stringify(result)) + "}";
 }
 
 /** Encode an error response; `data` is written only when defined. */

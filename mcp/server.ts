@@ -50,6 +50,26 @@ export type Handler = (
   ctx: HandlerContext,
 ) => unknown;
 
+/**
+ * A handler whose module loads on its first call, keeping that module (and
+ * what it imports) off the start-up path.
+ *
+ * @example
+ * ```ts
+ * import { lazyHandler } from "./server.ts";
+ * const toolsCall = lazyHandler(() =>
+ *   import("../handlers/tools_call.ts").then((m) => m.toolsCall)
+ * );
+ * ```
+ */
+export function lazyHandler(load: () => Promise<Handler>): Handler {
+  let loading: Promise<Handler> | undefined;
+  return async (params, ctx) => {
+    loading ??= load();
+    return await (await loading)(params, ctx);
+  };
+}
+
 /** The method name → handler map a server dispatches through. */
 export type HandlerMap = Readonly<Record<string, Handler>>;
 
@@ -106,12 +126,13 @@ export const DEFAULT_SERVER_INFO: ServerInfo = {
   version: "1.0.0",
 };
 
+// One is made per message, so everything a handler may not need (the id
+// key, _meta, the AbortController) is worked out on first use.
 class RequestContext implements HandlerContext {
   readonly server: McpServer;
   readonly session: Session;
   readonly requestId: RequestId | undefined;
-  readonly meta: JsonObject | undefined;
-  readonly key: string | undefined;
+  readonly #params: JsonObject;
   #controller: AbortController | undefined;
 
   constructor(
@@ -123,12 +144,18 @@ class RequestContext implements HandlerContext {
     this.server = server;
     this.session = session;
     this.requestId = requestId;
-    this.key = requestId === undefined ? undefined : idKey(requestId);
-    const meta = params._meta;
-    this.meta =
-      typeof meta === "object" && meta !== null && !Array.isArray(meta)
-        ? meta as JsonObject
-        : undefined;
+    this.#params = params;
+  }
+
+  get key(): string | undefined {
+    return this.requestId === undefined ? undefined : idKey(this.requestId);
+  }
+
+  get meta(): JsonObject | undefined {
+    const meta = this.#params._meta;
+    return typeof meta === "object" && meta !== null && !Array.isArray(meta)
+      ? meta as JsonObject
+      : undefined;
   }
 
   // Created on first use: most handlers never look at it, and an
@@ -195,11 +222,15 @@ export class McpServer {
   /** The resource provider, if the server has resources (set by `setup`). */
   resources: ResourceProvider | undefined;
   readonly #setup: ((server: McpServer) => Promise<void>) | undefined;
+  // A Map looks methods up faster than the handler object, whose keys
+  // (with slashes) put it in dictionary mode.
+  readonly #handlers: Map<string, Handler>;
   #ready: Promise<void> | undefined;
 
   /** Make a server from its configuration. */
   constructor(options: McpServerOptions) {
     this.handlers = options.handlers;
+    this.#handlers = new Map(Object.entries(options.handlers));
     this.info = options.info ?? DEFAULT_SERVER_INFO;
     this.protocolVersions = options.protocolVersions ??
       [LATEST_PROTOCOL_VERSION];
@@ -287,9 +318,7 @@ export class McpServer {
     params: JsonObject | undefined,
     session: Session,
   ): DispatchResult {
-    const handler = Object.hasOwn(this.handlers, method)
-      ? this.handlers[method]
-      : undefined;
+    const handler = this.#handlers.get(method);
     if (handler === undefined) {
       return encodeError(
         id,
@@ -322,9 +351,7 @@ export class McpServer {
     params: JsonObject | undefined,
     session: Session,
   ): void {
-    const handler = Object.hasOwn(this.handlers, method)
-      ? this.handlers[method]
-      : undefined;
+    const handler = this.#handlers.get(method);
     if (handler === undefined) {
       this.logger.log("debug", `ignored notification ${method}`);
       return;

@@ -251,14 +251,12 @@ export async function serveStdio(
     } catch {
       return false;
     }
-    let start = 0;
-    while (start < text.length) {
-      const end = text.indexOf("\n", start);
-      const cut = end > start && text.charCodeAt(end - 1) === 13
-        ? end - 1
-        : end;
-      if (cut > start) onText(text.slice(start, cut));
-      start = end + 1;
+    // The block ends with "\n", so the last piece is always empty.
+    const lines = text.split("\n");
+    for (let i = 0, n = lines.length - 1; i < n; i++) {
+      let line = lines[i];
+      if (line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1);
+      if (line.length > 0) onText(line);
     }
     return true;
   };
