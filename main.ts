@@ -8,7 +8,6 @@ import { parseFlags, UsageError } from "./cli/flags.ts";
 import { helpText, terminalNote, VERSION } from "./cli/help.ts";
 import { createShipcodeServer } from "./app.ts";
 import { serveStdio } from "./mcp/transports/stdio.ts";
-import { watchResources } from "./mcp/watch.ts";
 
 const encoder = new TextEncoder();
 
@@ -113,8 +112,8 @@ async function main(args: string[]): Promise<number> {
         // soon as the resources are loaded (which --watch starts at once).
         onSession: (session) => {
           if (!command.config.watch) return;
-          server.ready().then(
-            () => {
+          Promise.all([server.ready(), import("./mcp/watch.ts")]).then(
+            ([, { watchResources }]) => {
               if (!done) watch = watchResources(server, session);
             },
             (error) =>
