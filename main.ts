@@ -12,9 +12,11 @@ import { serveStdio } from "./mcp/transports/stdio.ts";
 const encoder = new TextEncoder();
 
 /** Why `root` cannot be served, as a one-line usage error; or undefined. */
-async function rootProblem(root: string): Promise<string | undefined> {
+function rootProblem(root: string): string | undefined {
   try {
-    if ((await Deno.stat(root)).isDirectory) return undefined;
+    // Synchronous on purpose: the first asynchronous file operation of a
+    // process starts a worker thread, about a millisecond of start-up.
+    if (Deno.statSync(root).isDirectory) return undefined;
     return `--root ${root} is not a directory; pass the directory to serve, for example --root .`;
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
@@ -44,7 +46,7 @@ async function main(args: string[]): Promise<number> {
     return 2;
   }
   if (command.kind === "serve" || command.kind === "config") {
-    const problem = await rootProblem(command.config.root);
+    const problem = rootProblem(command.config.root);
     if (problem !== undefined) {
       console.error(`shipcode-mcp: ${problem}`);
       return 2;
