@@ -5,7 +5,6 @@
  * @module
  */
 
-import { Buffer } from "node:buffer";
 import { ErrorCode, RpcError } from "../mcp/jsonrpc.ts";
 import {
   type Resource,
@@ -166,8 +165,8 @@ export class WorkspaceResources implements ResourceProvider {
     return [{
       uri: canonical,
       mimeType: mimeType ?? "application/octet-stream",
-      blob: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-        .toString("base64"),
+      // Native base64 (no node:buffer, which would start Deno's Node layer).
+      blob: bytes.toBase64(),
     }];
   }
 

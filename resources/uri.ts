@@ -2,17 +2,18 @@
  * `file://` URIs of the files under a root directory, and the way back
  * from a client's URI to a root-relative path.
  *
- * A file has one identity: URIs are built with `pathToFileURL` (so `%`,
- * `#`, `?`, spaces and non-ASCII are percent-encoded), and an incoming URI
- * is compared after the URL parser's normalisation (`.`/`..` segments,
- * including their `%2e` spellings, `localhost` host) and percent-decoding
- * of each segment. A decoded segment must stay a single path component:
- * `%2f`, `%5c` and `%00` never become separators or NULs.
+ * A file has one identity: URIs are spelled as Node's `pathToFileURL`
+ * spells them (`file_url.ts`: `%`, `#`, `?`, spaces and non-ASCII are
+ * percent-encoded), and an incoming URI is compared after the URL parser's
+ * normalisation (`.`/`..` segments, including their `%2e` spellings,
+ * `localhost` host) and percent-decoding of each segment. A decoded
+ * segment must stay a single path component: `%2f`, `%5c` and `%00` never
+ * become separators or NULs.
  *
  * @module
  */
 
-import { pathToFileURL } from "node:url";
+import { pathToFileHref } from "./file_url.ts";
 
 // Decoded path segments of a file URL, or undefined when one cannot be
 // a single path component.
@@ -43,7 +44,7 @@ export class RootUri {
   /** Make the mapping for the real absolute path `root`. */
   constructor(root: string) {
     this.#root = root.endsWith("/") ? root.slice(0, -1) : root;
-    const href = pathToFileURL(this.#root === "" ? "/" : this.#root).href;
+    const href = pathToFileHref(this.#root === "" ? "/" : this.#root);
     this.prefix = href.endsWith("/") ? href : `${href}/`;
     const segments = decodedSegments(new URL(this.prefix).pathname);
     if (segments === undefined) {
@@ -55,7 +56,7 @@ export class RootUri {
 
   /** The canonical URI of the root-relative POSIX path `relative`. */
   uriOf(relative: string): string {
-    return pathToFileURL(`${this.#root}/${relative}`).href;
+    return pathToFileHref(`${this.#root}/${relative}`);
   }
 
   /**

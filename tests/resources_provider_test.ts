@@ -237,6 +237,30 @@ Deno.test("read: text as text, binary as base64, with the MIME type", async () =
   }
 });
 
+Deno.test("read: binary files up to the 1 MiB default cap come back as exact base64", async () => {
+  // Every byte value, every padding length (size mod 3), and the cap itself.
+  const big = new Uint8Array(1024 * 1024);
+  for (let i = 0; i < big.length; i += 65536) {
+    crypto.getRandomValues(big.subarray(i, i + 65536));
+  }
+  const files: Record<string, Uint8Array> = { "big.bin": big };
+  for (let size = 0; size < 6; size++) {
+    files[`small${size}.bin`] = big.slice(0, size).map((_, i) => 0xff - i);
+  }
+  files["all.bin"] = Uint8Array.from({ length: 256 }, (_, i) => i);
+  const root = await tree(files);
+  try {
+    const p = await provider(root, big.length);
+    for (const [name, bytes] of Object.entries(files)) {
+      const [content] = await p.read(p.uris.uriOf(name), NEVER);
+      assert.ok("blob" in content, name);
+      assert.equal(content.blob, Buffer.from(bytes).toString("base64"), name);
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 Deno.test("read: over the size cap is -32602 with uri, size and limit", async () => {
   const root = await tree({
     "big.txt": "x".repeat(2000),
