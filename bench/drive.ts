@@ -34,41 +34,50 @@ export function prepare(batch: Batch): PreparedBatch {
 const DEFAULT_CHUNK = 64 * 1024;
 
 /**
- * Run `workload` once on the server `spec` starts. Throws with the reason
- * (and the server's stderr) when a response is missing, extra or wrong, or
- * when the server does not exit 0 at end of input.
+ * Run `workload` once on the server `spec` starts. `before` is sent and
+ * answered before the clock starts (`send` clock only): the handshake, then
+ * any warm-up. Throws with the reason (and the server's stderr) when a
+ * response is missing, extra or wrong, or when the server does not exit 0
+ * at end of input.
  */
 export async function runOnce(
   spec: CommandSpec,
   workload: Workload,
   measured: PreparedBatch,
-  handshake: PreparedBatch | undefined,
+  before: PreparedBatch | undefined,
 ): Promise<RunResult> {
   const chunk = workload.chunkBytes ?? DEFAULT_CHUNK;
   let start = performance.now();
   const server = new ServerProcess(spec);
   let expected = 0;
+  const beforeIds = workload.clock === "send" ? before?.batch.ids ?? [] : [];
   try {
-    if (workload.clock === "send" && handshake !== undefined) {
-      expected += handshake.batch.ids.length;
-      await server.write(handshake.bytes, chunk);
+    if (workload.clock === "send" && before !== undefined) {
+      expected += before.batch.ids.length;
+      await server.write(before.bytes, chunk);
       await server.waitForLines(expected);
       start = performance.now();
     }
     expected += measured.batch.ids.length;
-    const [end] = await Promise.all([
-      server.waitForLines(expected),
-      server.write(measured.bytes, chunk),
-    ]);
+    let end: number;
+    const followUps: string[] = [];
+    if (workload.next === undefined) {
+      [end] = await Promise.all([
+        server.waitForLines(expected),
+        server.write(measured.bytes, chunk),
+      ]);
+    } else {
+      for (let i = 0; i < beforeIds.length; i++) await server.nextLine();
+      end = await follow(server, workload, measured, chunk, followUps);
+    }
     const rss = await peakRss(server.pid);
     const code = await server.close();
     if (code !== 0) throw new Error(`exited with code ${code}`);
-    const problem = verify(
-      server.outputLines(),
-      workload.clock === "send" ? handshake?.batch.ids ?? [] : [],
-      measured.batch.ids,
-      workload,
-    );
+    const ids = [
+      ...measured.batch.ids,
+      ...followUps.map((line) => JSON.parse(line).id as Id),
+    ];
+    const problem = verify(server.outputLines(), beforeIds, ids, workload);
     if (problem !== undefined) throw new Error(problem);
     return { ms: end - start, rss };
   } catch (error) {
@@ -86,21 +95,57 @@ export async function runOnce(
   }
 }
 
-/** Every id answered exactly once, nothing else on stdout, each response checked. */
+/**
+ * Send `measured`, then answer each response with what `workload.next`
+ * makes of it until nothing is left to send or wait for; the lines sent are
+ * pushed to `sent`. Resolves with the arrival time of the last response.
+ */
+async function follow(
+  server: ServerProcess,
+  workload: Workload,
+  measured: PreparedBatch,
+  chunk: number,
+  sent: string[],
+): Promise<number> {
+  const encoder = new TextEncoder();
+  const writing = server.write(measured.bytes, chunk);
+  let outstanding = measured.batch.ids.length;
+  let end = performance.now();
+  while (outstanding > 0) {
+    const { text, at } = await server.nextLine();
+    outstanding--;
+    end = at;
+    const line = workload.next!(JSON.parse(text));
+    if (line === undefined) continue;
+    // Follow-ups go after the whole batch: never between two of its slices.
+    await writing;
+    sent.push(line);
+    outstanding++;
+    await server.write(encoder.encode(line + "\n"));
+  }
+  await writing;
+  return end;
+}
+
+/**
+ * Every id answered exactly once, nothing else on stdout, no error before
+ * the clock, each measured response checked, then all of them together.
+ */
 function verify(
   lines: string[],
-  handshakeIds: Id[],
+  beforeIds: Id[],
   ids: Id[],
   workload: Workload,
 ): string | undefined {
-  const total = handshakeIds.length + ids.length;
+  const total = beforeIds.length + ids.length;
   if (lines.length !== total) {
     return `expected ${total} response lines, got ${lines.length}`;
   }
-  const unchecked = new Set(handshakeIds.map((id) => JSON.stringify(id)));
+  const unchecked = new Set(beforeIds.map((id) => JSON.stringify(id)));
   const wanted = new Set(ids.map((id) => JSON.stringify(id)));
   for (const key of unchecked) wanted.add(key);
   const seen = new Set<string>();
+  const measured: Record<string, unknown>[] = [];
   for (const line of lines) {
     let response;
     try {
@@ -113,10 +158,17 @@ function verify(
     if (!wanted.has(key)) return `response to an unknown id: ${line}`;
     if (seen.has(key)) return `second response to id ${key}`;
     seen.add(key);
-    // Handshake responses are the startup workload's to check.
-    if (unchecked.has(key)) continue;
+    if (unchecked.has(key)) {
+      // The handshake is the startup workload's to check; a warm-up must
+      // at least not fail, or the measured state is not the steady one.
+      if ("error" in response) {
+        return `error before the clock started: ${line.slice(0, 300)}`;
+      }
+      continue;
+    }
     const problem = workload.check?.(response);
     if (problem !== undefined) return problem;
+    measured.push(response);
   }
-  return undefined;
+  return workload.checkAll?.(measured);
 }

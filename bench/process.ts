@@ -29,6 +29,8 @@ export class ServerProcess {
   readonly #chunks: Uint8Array[] = [];
   readonly #stderr: Uint8Array[] = [];
   #lines = 0;
+  // Where `nextLine` resumes: a chunk index and a byte offset in it.
+  #taken = { lines: 0, chunk: 0, offset: 0 };
   #waiting: { count: number; resolve: (at: number) => void } | undefined;
   #closed = false;
   readonly #reading: Promise<void>;
@@ -82,6 +84,36 @@ export class ServerProcess {
             : resolve(at),
       };
     });
+  }
+
+  /**
+   * The next stdout line not yet returned by `nextLine` (counted from the
+   * start, without its "\n"), once it has arrived, with `performance.now()`
+   * at its arrival. For clients that answer each response with a request;
+   * the bytes are found only when asked, so the reader stays cheap.
+   */
+  async nextLine(): Promise<{ text: string; at: number }> {
+    const at = await this.waitForLines(this.#taken.lines + 1);
+    const taken = this.#taken;
+    taken.lines++;
+    const parts: Uint8Array[] = [];
+    for (;;) {
+      const chunk = this.#chunks[taken.chunk];
+      const end = chunk.indexOf(LF, taken.offset);
+      if (end < 0) {
+        parts.push(chunk.subarray(taken.offset));
+        taken.chunk++;
+        taken.offset = 0;
+        continue;
+      }
+      parts.push(chunk.subarray(taken.offset, end));
+      taken.offset = end + 1;
+      if (taken.offset === chunk.length) {
+        taken.chunk++;
+        taken.offset = 0;
+      }
+      return { text: new TextDecoder().decode(concat(parts)), at };
+    }
   }
 
   /** Everything written to stdout so far, as text lines. */

@@ -1,6 +1,7 @@
 /**
- * The bench's report: a table of medians per workload and server, and the
- * targets as ratios marked PASS or FAIL.
+ * The bench's report: a table of medians per workload and server, the
+ * targets as ratios marked PASS or FAIL, and ratios reported without a
+ * target (marked INFO).
  *
  * @module
  */
@@ -11,7 +12,10 @@ import type { RunResult } from "./drive.ts";
 /** A measured quantity of a workload. */
 export type Metric = "time" | "memory";
 
-/** A ratio the project promises, such as "ours ≤ 1.3 × floor". */
+/**
+ * A ratio the project promises, such as "ours ≤ 1.3 × floor", or, with
+ * neither `max` nor `min`, one it only reports.
+ */
 export interface Target {
   /** The workload it is measured on. */
   workload: string;
@@ -88,8 +92,11 @@ export interface Verdict {
   target: Target;
   /** The measured ratio, or undefined when a side did not run. */
   ratio: number | undefined;
-  /** PASS, FAIL, or SKIP when it could not be measured. */
-  status: "PASS" | "FAIL" | "SKIP";
+  /**
+   * PASS, FAIL, INFO for a ratio without a bound, or SKIP when it could not
+   * be measured.
+   */
+  status: "PASS" | "FAIL" | "INFO" | "SKIP";
 }
 
 /** Evaluate every target against the results. */
@@ -102,22 +109,32 @@ export function judge(targets: Target[], results: Results): Verdict[] {
       return { target, ratio: undefined, status: "SKIP" };
     }
     const ratio = a / b;
+    if (target.max === undefined && target.min === undefined) {
+      return { target, ratio, status: "INFO" };
+    }
     const ok = (target.max === undefined || ratio <= target.max) &&
       (target.min === undefined || ratio >= target.min);
     return { target, ratio, status: ok ? "PASS" : "FAIL" };
   });
 }
 
-/** Render the verdicts, one line per target. */
-export function renderVerdicts(verdicts: Verdict[]): string {
-  const out = ["targets"];
+/** Render the verdicts under `title`, one line per target. */
+export function renderVerdicts(
+  verdicts: Verdict[],
+  title = "targets",
+): string {
+  const out = [title];
   for (const { target, ratio, status } of verdicts) {
     const name =
       `${target.workload} ${target.metric}: ${target.numerator}/${target.denominator}`;
+    const value = ratio === undefined ? "-" : ratio.toFixed(2);
+    if (status === "INFO") {
+      out.push(`  ${pad(name, 36)} ${pad(value, 7, true)}`);
+      continue;
+    }
     const bound = target.max !== undefined
       ? `<= ${target.max}`
       : `>= ${target.min}`;
-    const value = ratio === undefined ? "-" : ratio.toFixed(2);
     out.push(
       `  ${pad(name, 36)} ${pad(value, 7, true)}  (target ${
         pad(bound, 7)

@@ -26,6 +26,14 @@ export const SDK_NODE_DIR = `${PROJECT_ROOT}.bench/sdk-node`;
 
 const SDK_SERVER = `${PROJECT_ROOT}bench/sdk_server.mjs`;
 
+/**
+ * The import map Deno runs the SDK server with: the SDK and the zod it
+ * resolves to in deno.lock. Given with `--no-config`, so that the run
+ * neither reads nor writes the project's deno.json and deno.lock (zod is
+ * not one of the project's own imports).
+ */
+const SDK_DENO_IMPORTS = `${PROJECT_ROOT}bench/sdk_deno_imports.json`;
+
 async function exists(path: string): Promise<boolean> {
   try {
     await Deno.stat(path);
@@ -151,6 +159,9 @@ export const SERVERS: readonly Server[] = [
         command: Deno.execPath(),
         args: [
           "run",
+          "--no-config",
+          "--import-map",
+          SDK_DENO_IMPORTS,
           "--allow-read",
           "--allow-env",
           "--no-prompt",

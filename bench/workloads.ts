@@ -5,6 +5,9 @@
  * @module
  */
 
+import { pathToFileURL } from "node:url";
+import { type Fixture, type Fixtures, treePath, treeText } from "./fixtures.ts";
+
 /** A request id as the bench writes it. */
 export type Id = number | string;
 
@@ -14,6 +17,17 @@ export interface Batch {
   lines: string[];
   /** The id of every request among `lines`; each must get one response. */
   ids: Id[];
+  /**
+   * Arguments added to every server's command for this workload, such as
+   * `--root DIR` (only on the batch `build` returns).
+   */
+  args?: string[];
+  /**
+   * Sent after the handshake and answered before the clock starts, so that
+   * the clock measures the steady state, not loading code and caches on
+   * first use (only on the batch `build` returns; `send` clock only).
+   */
+  warmUp?: Batch;
 }
 
 /** One thing the bench measures on every server that supports it. */
@@ -32,12 +46,26 @@ export interface Workload {
   runs: number;
   /** Sent and answered before the clock starts (`send` clock only). */
   handshake?: Batch;
-  /** The measured lines; built once per bench run. */
-  build(): Batch;
+  /** The measured lines; built once per bench run (may make fixtures). */
+  build(): Batch | Promise<Batch>;
   /** Check one response (parsed); return what is wrong, or undefined. */
   check?(response: Record<string, unknown>): string | undefined;
+  /**
+   * Check the measured responses together, in arrival order (say, that the
+   * pages of a listing hold every file once); return what is wrong.
+   */
+  checkAll?(responses: Record<string, unknown>[]): string | undefined;
+  /**
+   * A client that answers responses with requests (following `nextCursor`):
+   * called with each measured response, parsed, while the clock runs; a
+   * returned line is sent at once and its response awaited too. The clock
+   * stops when a response leaves nothing more to send or wait for.
+   */
+  next?(response: Record<string, unknown>): string | undefined;
   /** Only these servers run it (default: all). */
   servers?: readonly string[];
+  /** These servers do not run it (the floor, which answers `{}` to all). */
+  exclude?: readonly string[];
   /** Stdin is written in slices of this many bytes (default 64 KiB). */
   chunkBytes?: number;
 }
@@ -50,6 +78,20 @@ export interface WorkloadOptions {
   pings: number;
   /** Runs of the ping workload. */
   pingRuns: number;
+  /** Runs of the first-tools/list workload (each spawns a server). */
+  firstRuns: number;
+  /** Runs of each tools and resources workload. */
+  ioRuns: number;
+  /** `read_file` calls. */
+  readFileCalls: number;
+  /** `search_text` calls. */
+  searchCalls: number;
+  /** Files listed through `resources/list`. */
+  listFiles: number;
+  /** `resources/read` requests. */
+  resourceReads: number;
+  /** Where the tools and resources workloads get their directories. */
+  fixtures: Fixtures;
 }
 
 /** The initialize request every bench client sends (id 0). */
@@ -81,8 +123,113 @@ function emptyResult(response: Record<string, unknown>): string | undefined {
     : `expected result {}, got ${JSON.stringify(response)}`;
 }
 
-/** The workloads of issue 2: startup and a ping flood. */
+/** One request line; `params` is left out when undefined. */
+export function request(id: Id, method: string, params?: unknown): string {
+  return JSON.stringify(
+    params === undefined
+      ? { jsonrpc: "2.0", id, method }
+      : { jsonrpc: "2.0", id, method, params },
+  );
+}
+
+function toolCall(id: Id, name: string, args: Record<string, unknown>) {
+  return request(id, "tools/call", { name, arguments: args });
+}
+
+/** `count` requests with ids 1..count, the line of each made by `line`. */
+function numbered(count: number, line: (id: number) => string): Batch {
+  const lines: string[] = [];
+  const ids: Id[] = [];
+  for (let id = 1; id <= count; id++) {
+    lines.push(line(id));
+    ids.push(id);
+  }
+  return { lines, ids };
+}
+
+/** One warm-up request, id "warm-up". */
+function warmUp(line: (id: Id) => string): Batch {
+  return { lines: [line("warm-up")], ids: ["warm-up"] };
+}
+
+type Json = Record<string, unknown>;
+
+/** The result of a response, or what is wrong with it. */
+function resultOf(response: Json): Json | string {
+  const result = response.result;
+  if (typeof result === "object" && result !== null) return result as Json;
+  return `expected a result, got ${JSON.stringify(response).slice(0, 300)}`;
+}
+
+/**
+ * The text a tool returned: shipcode-mcp's `read_file` gives numbered lines
+ * in `structuredContent`, the SDK baseline plain text content.
+ */
+function toolText(result: Json): string | undefined {
+  if (result.isError === true) return undefined;
+  const lines = (result.structuredContent as Json | undefined)?.lines;
+  if (Array.isArray(lines)) {
+    return lines.map((line) => `${(line as Json).text}\n`).join("");
+  }
+  const first = (result.content as Json[] | undefined)?.[0];
+  return first?.type === "text" ? first.text as string : undefined;
+}
+
+/** The `file://` URI servers give the file `relative` under `root`. */
+function fileUri(root: string, relative: string): string {
+  return pathToFileURL(`${root}/${relative}`).href;
+}
+
+/** The small file `read_file` reads, in the repository copy. */
+export const SMALL_FILE = "bench/floor.ts";
+
+/** The literal `search_text` looks for in the repository copy. */
+export const SEARCH_QUERY = "structuredContent";
+
+const MAX_SEARCHED_BYTES = 1024 * 1024;
+const MAX_MATCHES = 200;
+
+/**
+ * `path:line` of every line containing `query` in the text files of
+ * `fixture`, sorted: what both servers must find (binary files, invalid
+ * UTF-8 and files over 1 MiB skipped, as both do).
+ */
+function expectedMatches(fixture: Fixture, query: string): string[] {
+  const utf8 = new TextDecoder("utf-8", { fatal: true });
+  const found: string[] = [];
+  for (const { relative, bytes } of fixture.files) {
+    if (bytes.length > MAX_SEARCHED_BYTES) continue;
+    if (bytes.subarray(0, 8192).includes(0)) continue;
+    let text: string;
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      continue;
+    }
+    text.split("\n").forEach((line, i) => {
+      if (line.includes(query)) found.push(`${relative}:${i + 1}`);
+    });
+  }
+  return found.sort();
+}
+
+/** `path:line` of every `path:line:text` line of a search result, sorted. */
+function reportedMatches(text: string): string[] {
+  const found: string[] = [];
+  for (const line of text.split("\n")) {
+    const match = /^(.+?):(\d+):/.exec(line);
+    if (match) found.push(`${match[1]}:${match[2]}`);
+  }
+  return found.sort();
+}
+
+/**
+ * The workloads: those of issue 2 (startup, a ping flood), then tools
+ * (issue 3) and resources (issue 4) over fixture directories.
+ */
 export function defaultWorkloads(options: WorkloadOptions): Workload[] {
+  const { fixtures } = options;
+  const noFloor = ["floor"];
   return [
     {
       key: "startup",
@@ -112,5 +259,214 @@ export function defaultWorkloads(options: WorkloadOptions): Workload[] {
       },
       check: emptyResult,
     },
+    {
+      key: "tools_first",
+      label: "first tools/list after the handshake (loads the tools)",
+      clock: "send",
+      runs: options.firstRuns,
+      handshake: HANDSHAKE,
+      exclude: noFloor,
+      build: async () => ({
+        lines: [request(1, "tools/list")],
+        ids: [1],
+        args: ["--root", (await fixtures.repository()).root],
+      }),
+      check: (response) => {
+        const result = resultOf(response);
+        if (typeof result === "string") return result;
+        const names = (result.tools as Json[] | undefined)?.map((t) => t.name);
+        return names?.includes("read_file") && names.includes("search_text")
+          ? undefined
+          : `tools/list lacks read_file or search_text: ${names}`;
+      },
+    },
+    ((): Workload => {
+      let expected = "";
+      return {
+        key: "read_file",
+        label: `${
+          options.readFileCalls.toLocaleString("en-US")
+        } tools/call read_file (${SMALL_FILE})`,
+        clock: "send",
+        runs: options.ioRuns,
+        handshake: HANDSHAKE,
+        exclude: noFloor,
+        build: async () => {
+          const repo = await fixtures.repository();
+          const file = repo.files.find((f) => f.relative === SMALL_FILE);
+          if (file === undefined) throw new Error(`${SMALL_FILE} not found`);
+          expected = new TextDecoder().decode(file.bytes);
+          const call = (id: Id) =>
+            toolCall(id, "read_file", { path: SMALL_FILE });
+          return {
+            ...numbered(options.readFileCalls, call),
+            args: ["--root", repo.root],
+            warmUp: warmUp(call),
+          };
+        },
+        check: (response) => {
+          const result = resultOf(response);
+          if (typeof result === "string") return result;
+          return toolText(result) === expected
+            ? undefined
+            : `read_file did not return ${SMALL_FILE}: ${
+              JSON.stringify(result).slice(0, 300)
+            }`;
+        },
+      };
+    })(),
+    ((): Workload => {
+      let expected = "";
+      return {
+        key: "search_text",
+        label: `${
+          options.searchCalls.toLocaleString("en-US")
+        } tools/call search_text "${SEARCH_QUERY}" (repository copy)`,
+        clock: "send",
+        runs: options.ioRuns,
+        handshake: HANDSHAKE,
+        exclude: noFloor,
+        build: async () => {
+          const repo = await fixtures.repository();
+          const matches = expectedMatches(repo, SEARCH_QUERY);
+          if (matches.length === 0 || matches.length >= MAX_MATCHES) {
+            throw new Error(
+              `"${SEARCH_QUERY}" is on ${matches.length} lines of the repository; the search workload needs 1 to ${
+                MAX_MATCHES - 1
+              } (both servers stop at ${MAX_MATCHES})`,
+            );
+          }
+          expected = matches.join("\n");
+          const call = (id: Id) =>
+            toolCall(id, "search_text", { query: SEARCH_QUERY });
+          return {
+            ...numbered(options.searchCalls, call),
+            args: ["--root", repo.root],
+            warmUp: warmUp(call),
+          };
+        },
+        check: (response) => {
+          const result = resultOf(response);
+          if (typeof result === "string") return result;
+          const first = (result.content as Json[] | undefined)?.[0];
+          if (result.isError === true || typeof first?.text !== "string") {
+            return `search_text failed: ${
+              JSON.stringify(result).slice(0, 300)
+            }`;
+          }
+          const found = reportedMatches(first.text).join("\n");
+          return found === expected
+            ? undefined
+            : `search_text found ${found.split("\n").length} lines, expected ${
+              expected.split("\n").length
+            }: ${first.text.slice(0, 300)}`;
+        },
+      };
+    })(),
+    ((): Workload => {
+      let tree: Fixture | undefined;
+      return {
+        key: "resources_list",
+        label: `resources/list of ${
+          options.listFiles.toLocaleString("en-US")
+        } files, following nextCursor`,
+        clock: "send",
+        runs: options.ioRuns,
+        handshake: HANDSHAKE,
+        exclude: noFloor,
+        build: async () => {
+          tree = await fixtures.tree(options.listFiles);
+          const root = tree.root;
+          return {
+            lines: [request(1, "resources/list")],
+            ids: [1],
+            args: ["--root", root],
+            warmUp: warmUp((id) =>
+              request(id, "resources/read", { uri: fileUri(root, treePath(0)) })
+            ),
+          };
+        },
+        next: (response) => {
+          const cursor = (response.result as Json | undefined)?.nextCursor;
+          return typeof cursor === "string"
+            ? request(Number(response.id) + 1, "resources/list", { cursor })
+            : undefined;
+        },
+        check: (response) => {
+          const result = resultOf(response);
+          if (typeof result === "string") return result;
+          return Array.isArray(result.resources)
+            ? undefined
+            : `expected resources, got ${JSON.stringify(result).slice(0, 300)}`;
+        },
+        checkAll: (responses) => {
+          const root = tree!.root;
+          const seen = new Set<string>();
+          for (const response of responses) {
+            for (const item of (response.result as Json).resources as Json[]) {
+              const name = item.name as string;
+              if (seen.has(name)) return `${name} listed twice`;
+              seen.add(name);
+              if (item.uri !== fileUri(root, name)) {
+                return `${name} has the URI ${item.uri}`;
+              }
+              if (
+                item.size !== undefined &&
+                item.size !== treeText(name).length
+              ) {
+                return `${name} has the size ${item.size}`;
+              }
+            }
+          }
+          const missing = tree!.files.find((file) => !seen.has(file.relative));
+          if (missing !== undefined) return `${missing.relative} not listed`;
+          return seen.size === tree!.files.length
+            ? undefined
+            : `listed ${seen.size} files, expected ${tree!.files.length}`;
+        },
+      };
+    })(),
+    ((): Workload => {
+      let root = "";
+      // Request `id` reads the file at this index: spread over the tree.
+      const fileIndex = (id: number) =>
+        Math.floor((id - 1) * options.listFiles / options.resourceReads);
+      return {
+        key: "resources_read",
+        label: `${
+          options.resourceReads.toLocaleString("en-US")
+        } resources/read of small files`,
+        clock: "send",
+        runs: options.ioRuns,
+        handshake: HANDSHAKE,
+        exclude: noFloor,
+        build: async () => {
+          root = (await fixtures.tree(options.listFiles)).root;
+          const read = (id: number) =>
+            request(id, "resources/read", {
+              uri: fileUri(root, treePath(fileIndex(id))),
+            });
+          return {
+            ...numbered(options.resourceReads, read),
+            args: ["--root", root],
+            warmUp: warmUp((id) =>
+              request(id, "resources/read", { uri: fileUri(root, treePath(0)) })
+            ),
+          };
+        },
+        check: (response) => {
+          const result = resultOf(response);
+          if (typeof result === "string") return result;
+          const path = treePath(fileIndex(response.id as number));
+          const [content] = result.contents as Json[];
+          return content?.uri === fileUri(root, path) &&
+              content.text === treeText(path)
+            ? undefined
+            : `resources/read of ${path} returned ${
+              JSON.stringify(result).slice(0, 300)
+            }`;
+        },
+      };
+    })(),
   ];
 }
