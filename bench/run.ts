@@ -12,7 +12,7 @@
  * 100000), `--ping-runs N` (default 3), `--first-runs N` (runs of the first
  * tools/list, default 10), `--io-runs N` (runs of each tools and resources
  * workload, default 3), `--calls N` (read_file calls, default 10000),
- * `--searches N` (search_text calls, default 200), `--files N` (files
+ * `--searches N` (search_text calls, default 100), `--files N` (files
  * listed, default 50000), `--reads N` (resources/read, default 1000),
  * `--servers a,b`, `--workloads a,b`,
  * `--check` (exit 1 when a target fails; otherwise the bench always exits 0:
@@ -146,7 +146,7 @@ async function main(args: string[]): Promise<number> {
     firstRuns: positive(values["first-runs"], 10, "first-runs"),
     ioRuns: positive(values["io-runs"], 3, "io-runs"),
     readFileCalls: positive(values.calls, 10_000, "calls"),
-    searchCalls: positive(values.searches, 200, "searches"),
+    searchCalls: positive(values.searches, 100, "searches"),
     listFiles: positive(values.files, 50_000, "files"),
     resourceReads: positive(values.reads, 1_000, "reads"),
     fixtures,
