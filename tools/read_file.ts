@@ -50,25 +50,56 @@ function mediaKind(
   return undefined;
 }
 
-/** Lines of a decoded text stream, without their "\n" / "\r\n". */
-async function* linesOf(
-  chunks: AsyncIterable<string>,
-): AsyncGenerator<string> {
-  let rest = "";
-  for await (const chunk of chunks) {
-    rest += chunk;
-    let start = 0;
-    let newline: number;
-    while ((newline = rest.indexOf("\n", start)) !== -1) {
-      const end = newline > start && rest[newline - 1] === "\r"
-        ? newline - 1
-        : newline;
-      yield rest.slice(start, end);
-      start = newline + 1;
+/** Files up to this size are read with one call; larger ones stream. */
+export const WHOLE_READ_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Splits decoded text into lines (without "\n" / "\r\n") across chunk
+ * boundaries: a chunk at a time, so a file costs no promise per line.
+ */
+class LineSplitter {
+  #rest = "";
+
+  /** The lines `chunk` completes. */
+  push(chunk: string): string[] {
+    const text = this.#rest + chunk;
+    const lines = text.split("\n");
+    this.#rest = lines.pop() ?? "";
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i];
+      if (line.charCodeAt(line.length - 1) === 13) lines[i] = line.slice(0, -1);
     }
-    rest = rest.slice(start);
+    return lines;
   }
-  if (rest.length > 0) yield rest;
+
+  /** The last line, when the text does not end with a newline. */
+  end(): string[] {
+    return this.#rest.length > 0 ? [this.#rest] : [];
+  }
+}
+
+/**
+ * The decoded text of a file, in chunks: whole when small (one read, the
+ * common case), else streamed, so a line range of a huge file costs only
+ * the bytes up to that range.
+ */
+async function* textChunks(
+  absolute: string,
+  head: Uint8Array,
+  whole: Uint8Array | undefined,
+): AsyncGenerator<string> {
+  const encoding = textEncodingOf(head);
+  if (whole !== undefined) {
+    yield new TextDecoder(encoding).decode(whole);
+    return;
+  }
+  using handle = await Deno.open(absolute);
+  const text = handle.readable.pipeThrough(new TextDecoderStream(encoding));
+  try {
+    yield* text;
+  } finally {
+    await text.cancel().catch(() => {});
+  }
 }
 
 /** Make the `read_file` tool over `ws`. */
@@ -169,7 +200,11 @@ export function readFileTool(
           [block],
         );
       }
-      const head = await sniff(file.absolute);
+      const whole = size <= WHOLE_READ_BYTES
+        ? await Deno.readFile(file.absolute, { signal: ctx.signal })
+        : undefined;
+      const head = whole?.subarray(0, SNIFF_BYTES) ??
+        await sniff(file.absolute);
       if (!isProbablyText(head)) {
         const type = mimeType ?? "application/octet-stream";
         return structuredResult({
@@ -183,12 +218,7 @@ export function readFileTool(
         });
       }
 
-      // Text: stream it, so a line range of a huge file costs only the
-      // bytes up to that range, and stop once the range is filled.
-      using handle = await Deno.open(file.absolute);
-      const text = handle.readable.pipeThrough(
-        new TextDecoderStream(textEncodingOf(head)),
-      );
+      // Text: stop reading once the range is filled.
       const lines: JsonObject[] = [];
       let number = 0;
       let budget = caps.maxReadBytes;
@@ -196,16 +226,17 @@ export function readFileTool(
       let hasMore = false;
       let reachedEnd = true;
       const encoder = new TextEncoder();
-      for await (const line of linesOf(text)) {
+      const splitter = new LineSplitter();
+      const take = (line: string): boolean => {
         number++;
         if (number < offset) {
           if (number % 4096 === 0) ctx.signal.throwIfAborted();
-          continue;
+          return true;
         }
         if (lines.length === limit || truncated) {
           hasMore = true;
           reachedEnd = false;
-          break;
+          return false;
         }
         const bytes = encoder.encode(line).length + 1;
         if (bytes > budget) {
@@ -216,12 +247,20 @@ export function readFileTool(
           }
           hasMore = true;
           reachedEnd = false;
-          break;
+          return false;
         }
         budget -= bytes;
         lines.push({ line: number, text: line });
+        return true;
+      };
+      reading: {
+        for await (const chunk of textChunks(file.absolute, head, whole)) {
+          for (const line of splitter.push(chunk)) {
+            if (!take(line)) break reading;
+          }
+        }
+        for (const line of splitter.end()) take(line);
       }
-      await text.cancel().catch(() => {});
       if (reachedEnd && number > 0 && offset > number) {
         return toolError(
           `"${path}" has ${
