@@ -16,7 +16,7 @@ import {
   type ResourceTemplate,
   type ResourceWatch,
 } from "../mcp/resource.ts";
-import { decodeText, isProbablyText } from "../workspace/content.ts";
+import { decodeText, isProbablyText, readWhole } from "../workspace/content.ts";
 import { type Workspace, WorkspaceError } from "../workspace/workspace.ts";
 import { BadResumeKey, filesAfter } from "./listing.ts";
 import { RootUri } from "./uri.ts";
@@ -105,7 +105,7 @@ export class WorkspaceResources implements ResourceProvider {
       const mimeType = await mimeTypeOf(entry.relative);
       if (mimeType !== undefined) resource.mimeType = mimeType;
       try {
-        resource.size = (await Deno.stat(entry.absolute)).size;
+        resource.size = Deno.statSync(entry.absolute).size;
       } catch {
         // Deleted since the walk saw it: list it without a size.
       }
@@ -145,7 +145,7 @@ export class WorkspaceResources implements ResourceProvider {
     if (size > this.maxReadBytes) throw this.#tooLarge(uri, size);
     let bytes: Uint8Array;
     try {
-      bytes = await Deno.readFile(absolute, { signal });
+      bytes = await readWhole(absolute, size, signal);
     } catch (error) {
       if (signal.aborted) throw error;
       throw resourceNotFound(uri); // Vanished between stat and read.

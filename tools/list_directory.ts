@@ -85,7 +85,7 @@ export function listDirectoryTool(
             ? "directory"
             : "other",
         };
-        if (entry.isFile) item.size = (await Deno.stat(entry.absolute)).size;
+        if (entry.isFile) item.size = Deno.statSync(entry.absolute).size;
         entries.push(item);
       }
       if (asked > caps.maxDepth) {

@@ -14,7 +14,11 @@ import {
   toBase64,
   toolError,
 } from "../mcp/content.ts";
-import { isProbablyText, textEncodingOf } from "../workspace/content.ts";
+import {
+  isProbablyText,
+  readWhole,
+  textEncodingOf,
+} from "../workspace/content.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { loadMimeTypeOf, plural, READ_ONLY, type ToolCaps } from "./common.ts";
 
@@ -201,7 +205,7 @@ export function readFileTool(
         );
       }
       const whole = size <= WHOLE_READ_BYTES
-        ? await Deno.readFile(file.absolute, { signal: ctx.signal })
+        ? await readWhole(file.absolute, size, ctx.signal)
         : undefined;
       const head = whole?.subarray(0, SNIFF_BYTES) ??
         await sniff(file.absolute);
@@ -226,6 +230,10 @@ export function readFileTool(
       let hasMore = false;
       let reachedEnd = true;
       const encoder = new TextEncoder();
+      // A UTF-8 file that fits the budget whole cannot overrun it, so its
+      // lines need not be measured one by one.
+      const measure = textEncodingOf(head) !== "utf-8" ||
+        size + 1 > caps.maxReadBytes;
       const splitter = new LineSplitter();
       const take = (line: string): boolean => {
         number++;
@@ -238,7 +246,7 @@ export function readFileTool(
           reachedEnd = false;
           return false;
         }
-        const bytes = encoder.encode(line).length + 1;
+        const bytes = measure ? encoder.encode(line).length + 1 : 0;
         if (bytes > budget) {
           truncated = true;
           if (lines.length === 0) {

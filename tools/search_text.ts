@@ -8,7 +8,7 @@
 import type { JsonObject } from "../mcp/jsonrpc.ts";
 import type { Tool } from "../mcp/tool.ts";
 import { textContent, toolError } from "../mcp/content.ts";
-import { decodeText, isProbablyText } from "../workspace/content.ts";
+import { decodeText, isProbablyText, readWhole } from "../workspace/content.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { globMatcher, plural, READ_ONLY, type ToolCaps } from "./common.ts";
 import { matchLines, RegexTimeoutError } from "./regex_worker.ts";
@@ -199,7 +199,7 @@ export function searchTextTool(
         }
         for await (const entry of ws.walk({ path, signal: ctx.signal })) {
           if (!entry.isFile || !inGlob(entry.relative)) continue;
-          const info = await Deno.stat(entry.absolute);
+          const info = Deno.statSync(entry.absolute);
           yield {
             relative: entry.relative,
             absolute: entry.absolute,
@@ -243,9 +243,7 @@ export function searchTextTool(
             skipped++;
             continue;
           }
-          const bytes = await Deno.readFile(file.absolute, {
-            signal: ctx.signal,
-          });
+          const bytes = await readWhole(file.absolute, file.size, ctx.signal);
           if (!isProbablyText(bytes.subarray(0, 8192))) {
             skipped++;
             continue;
