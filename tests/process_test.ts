@@ -265,3 +265,38 @@ Deno.test("serveStdio: a stop signal (SIGTERM in main.ts) also lets in-flight wo
     '{"jsonrpc":"2.0","id":"slow","result":{"waited":80}}\n',
   );
 });
+
+Deno.test("serveStdio: at most 64 handlers run at once; the rest wait in order and all are answered", async () => {
+  let running = 0;
+  let most = 0;
+  const server = new McpServer({
+    handlers: {
+      ...handlers,
+      "test/busy": async () => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise((r) => setTimeout(r, 5));
+        running--;
+        return {};
+      },
+    },
+  });
+  const lines: string[] = [];
+  const expected: string[] = [];
+  for (let id = 1; id <= 300; id++) {
+    // A ping among them is answered in its place, not before.
+    lines.push(
+      id % 50 === 0
+        ? ping(id)
+        : `{"jsonrpc":"2.0","id":${id},"method":"test/busy"}`,
+    );
+    expected.push(
+      id % 50 === 0 ? pong(id) : `{"jsonrpc":"2.0","id":${id},"result":{}}`,
+    );
+  }
+  const output = collectingOutput();
+  const input = ReadableStream.from([encoder.encode(lines.join("\n") + "\n")]);
+  await serveStdio(server, { input, output });
+  assert.equal(most, 64);
+  assert.equal(output.text(), expected.join("\n") + "\n");
+});

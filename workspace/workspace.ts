@@ -255,7 +255,7 @@ export class Workspace {
         throw ignored(path);
       }
     }
-    const real = await this.#follow(path, segments);
+    const real = this.#follow(path, segments);
     const info = Deno.statSync(this.#absolute(real));
     if (real !== segments.join("/")) {
       // Reached through a link: the target must not be excluded either.
@@ -277,7 +277,7 @@ export class Workspace {
    * Follow `segments` from the root, reading each symlink and refusing any
    * whose target leaves the root. Returns the real root-relative path.
    */
-  async #follow(path: string, segments: string[]): Promise<string> {
+  #follow(path: string, segments: string[]): string {
     const done: string[] = [];
     const queue = [...segments];
     let hops = 0;

@@ -24,7 +24,7 @@ import {
   OversizedLine,
   startsWithBom,
 } from "../line_stream.ts";
-import type { McpServer } from "../server.ts";
+import type { DispatchResult, McpServer } from "../server.ts";
 import { Session } from "../session.ts";
 
 /** Something bytes can be written to, such as `Deno.stdout`. */
@@ -45,6 +45,9 @@ export interface StdioOptions {
   /** Called with the session once it exists (to attach watchers and such). */
   onSession?: (session: Session) => void;
 }
+
+/** Requests handled at once on one connection; more wait their turn. */
+const MAX_CONCURRENT_REQUESTS = 64;
 
 /**
  * Unwritten output beyond which the reader pauses until the client reads.
@@ -120,6 +123,8 @@ class MessageWriter {
 interface Slot {
   key: string;
   done: boolean;
+  /** Taken out of the order: written as soon as it is done. */
+  released: boolean;
   line: string | undefined;
 }
 
@@ -135,16 +140,16 @@ class OrderedResponses {
 
   now(line: string): void {
     if (this.#slots.length === 0) this.#writer.write(line);
-    else this.#slots.push({ key: "", done: true, line });
+    else this.#slots.push({ key: "", done: true, released: false, line });
   }
 
   later(response: Promise<string | undefined>, key: string): void {
-    const slot: Slot = { key, done: false, line: undefined };
+    const slot: Slot = { key, done: false, released: false, line: undefined };
     this.#slots.push(slot);
     const settled = response.then((line) => {
       slot.line = line;
       slot.done = true;
-      if (this.#slots.includes(slot)) this.#drain();
+      if (!slot.released) this.#drain();
       else if (line !== undefined) this.#writer.write(line);
     });
     this.#pending.add(settled);
@@ -157,6 +162,7 @@ class OrderedResponses {
       slot.key === key && !slot.done
     );
     if (index < 0) return;
+    this.#slots[index].released = true;
     this.#slots.splice(index, 1);
     this.#drain();
   }
@@ -226,18 +232,52 @@ export async function serveStdio(
     onText(text);
   };
 
-  const onText = (text: string): void => {
-    if (text.charCodeAt(0) <= 32 && text.trim().length === 0) return;
-    let message: IncomingMessage;
-    let response;
+  // At most MAX_CONCURRENT_REQUESTS handlers run at once; later requests
+  // wait their turn in arrival order (their place in the output is kept),
+  // while notifications and the client's responses are handled at once.
+  let running = 0;
+  const waiting: {
+    message: IncomingMessage;
+    resolve: (response: DispatchResult) => void;
+  }[] = [];
+
+  const finished = (): void => {
+    running--;
+    while (running < MAX_CONCURRENT_REQUESTS && waiting.length > 0) {
+      const next = waiting.shift()!;
+      next.resolve(start(next.message));
+    }
+  };
+
+  const start = (message: IncomingMessage): DispatchResult => {
+    let response: DispatchResult;
     try {
-      message = decode(text);
       response = server.dispatch(message, session);
     } catch (error) {
       // dispatch catches handler errors itself; this is a bug in the core.
       server.logger.log("error", "dispatch failed:", error);
+      return undefined;
+    }
+    if (!(response instanceof Promise)) return response;
+    running++;
+    return response.finally(finished);
+  };
+
+  const onText = (text: string): void => {
+    if (text.charCodeAt(0) <= 32 && text.trim().length === 0) return;
+    const message = decode(text);
+    if (
+      message.kind === "request" &&
+      (running >= MAX_CONCURRENT_REQUESTS || waiting.length > 0)
+    ) {
+      const { promise, resolve } = Promise.withResolvers<
+        string | undefined
+      >();
+      responses.later(promise, idKey(message.id));
+      waiting.push({ message, resolve });
       return;
     }
+    const response = start(message);
     if (response === undefined) return;
     if (typeof response === "string") responses.now(response);
     else if (message.kind === "request") {
