@@ -231,7 +231,8 @@ const COMMON_START = '{"jsonrpc":"2.0","id":';
 
 function idWrittenCanonically(line: string, id: number): boolean {
   let i: number;
-  if (line.startsWith(COMMON_START)) {
+  // (Comparing a slice is several times faster than startsWith here.)
+  if (line.slice(0, COMMON_START.length) === COMMON_START) {
     // Most clients write these two members first: the id is top-level by
     // construction, and nothing needs searching.
     i = COMMON_START.length;
