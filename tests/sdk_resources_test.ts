@@ -10,12 +10,11 @@
 import { strict as assert } from "node:assert";
 import { Buffer } from "node:buffer";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client, StdioClientTransport } from "./sdk.ts";
 import {
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "./sdk.ts";
 import {
   PROJECT_ROOT,
   serverCommand,

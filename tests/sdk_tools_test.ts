@@ -8,8 +8,7 @@
  */
 
 import { strict as assert } from "node:assert";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Client, StdioClientTransport } from "./sdk.ts";
 import { compileSchema } from "../mcp/json_schema.ts";
 import type { JsonObject } from "../mcp/jsonrpc.ts";
 import {
