@@ -5,7 +5,6 @@
  */
 
 import { parseFlags, UsageError } from "./cli/flags.ts";
-import { helpText, terminalNote, VERSION } from "./cli/help.ts";
 import { createShipcodeServer } from "./app.ts";
 import { serveStdio } from "./mcp/transports/stdio.ts";
 
@@ -54,9 +53,11 @@ async function main(args: string[]): Promise<number> {
   }
   switch (command.kind) {
     case "help":
+      const { helpText } = await import("./cli/help.ts");
       await writeAll(Deno.stdout, encoder.encode(helpText()));
       return 0;
     case "version":
+      const { VERSION } = await import("./cli/help.ts");
       await writeAll(Deno.stdout, encoder.encode(`shipcode-mcp ${VERSION}\n`));
       return 0;
     case "config": {
@@ -92,7 +93,9 @@ async function main(args: string[]): Promise<number> {
       if (Deno.stdin.isTerminal() && command.config.logLevel !== "silent") {
         await writeAll(
           Deno.stderr,
-          encoder.encode(terminalNote(command.config.root)),
+          encoder.encode(
+            (await import("./cli/help.ts")).terminalNote(command.config.root),
+          ),
         );
       }
       const server = createShipcodeServer(command.config);

@@ -6,11 +6,13 @@
 
 import type { JsonObject } from "./jsonrpc.ts";
 import type { HandlerContext } from "./server.ts";
-import {
-  compileSchema,
-  type SchemaCheck,
-  type SchemaFailure,
-} from "./json_schema.ts";
+import type { SchemaCheck, SchemaFailure } from "./json_schema.ts";
+
+// The validator module (and Ajv behind it) loads with the first check:
+// a server that is only asked to initialize and ping never pays for it.
+async function compileSchema(schema: JsonObject): Promise<SchemaCheck> {
+  return (await import("./json_schema.ts")).compileSchema(schema);
+}
 
 /**
  * An error whose message is written for the model: `tools/call` answers it
