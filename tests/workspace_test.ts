@@ -221,3 +221,22 @@ Deno.test("isProbablyText and mimeTypeOf", () => {
   assert.equal(mimeTypeOf("README.md"), "text/markdown");
   assert.equal(mimeTypeOf("Makefile"), undefined);
 });
+
+Deno.test("resolve: a directory-only rule (build/) refuses the directory, not a file of that name", async () => {
+  const root = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${root}/.gitignore`, "out/\n");
+    await Deno.mkdir(`${root}/out`);
+    await Deno.writeTextFile(`${root}/out/bundle.js`, "x");
+    await Deno.mkdir(`${root}/src`);
+    await Deno.writeTextFile(`${root}/src/out`, "a file named out");
+    const ws = await Workspace.open(root);
+    assert.equal(await codeOf(ws.resolve("out")), "ignored");
+    assert.equal(await codeOf(ws.resolve("out/bundle.js")), "ignored");
+    const file = await ws.resolve("src/out");
+    assert.equal(file.relative, "src/out");
+    assert.equal(file.info.isFile, true);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

@@ -243,20 +243,23 @@ export class Workspace {
     if (typeof path !== "string") throw invalid(String(path), "not a string");
     const segments = this.#segments(path);
     // The requested path itself must not be excluded, whatever it points to.
+    // Intermediate components are directories; the last one is checked as a
+    // file first and, once it is known to be a directory, as one too, since
+    // rules such as "build/" match only directories.
     for (let i = 0; i < segments.length; i++) {
       const prefix = segments.slice(0, i + 1).join("/");
-      const isLast = i === segments.length - 1;
-      // Intermediate components are directories; the last one is checked
-      // both ways, since "build/" rules match only directories.
-      if (
-        await this.isIgnored(prefix, !isLast) ||
-        (isLast && await this.isIgnored(prefix, true))
-      ) {
+      if (await this.isIgnored(prefix, i < segments.length - 1)) {
         throw ignored(path);
       }
     }
     const real = this.#follow(path, segments);
     const info = Deno.statSync(this.#absolute(real));
+    if (
+      info.isDirectory && segments.length > 0 &&
+      await this.isIgnored(segments.join("/"), true)
+    ) {
+      throw ignored(path);
+    }
     if (real !== segments.join("/")) {
       // Reached through a link: the target must not be excluded either.
       const parts = real === "" ? [] : real.split("/");
