@@ -150,6 +150,14 @@ export function watchWorkspace(
   const report = async (paths: Map<string, Seen>, all: boolean) => {
     const updated: string[] = [];
     let listChanged = all;
+    for (const relative of paths.keys()) {
+      if (relative === ".gitignore" || relative.endsWith("/.gitignore")) {
+        // New rules can show or hide any file below: read them again, and
+        // tell the client the list may have changed.
+        workspace.forgetRules(relative.slice(0, -".gitignore".length - 1));
+        listChanged = true;
+      }
+    }
     for (const [relative, seen] of paths) {
       const now = await nowOf(prefix + relative);
       const ignored = now === "absent"

@@ -386,11 +386,21 @@ export class Workspace {
     return false;
   }
 
+  /**
+   * Forget the cached `.gitignore` rules of the directory `dir` (root-relative,
+   * "" for the root), so the next check reads the file again: call it when
+   * that file changes.
+   */
+  forgetRules(dir: string): void {
+    this.#rules.delete(dir);
+  }
+
   #rulesOf(dir: string): IgnoreRules | Promise<IgnoreRules> {
     const cached = this.#rules.get(dir);
     if (cached !== undefined) return cached;
     const loading = this.#loadRules(dir).then((rules) => {
-      this.#rules.set(dir, rules);
+      // Unless forgotten meanwhile (the file changed while it was read).
+      if (this.#rules.get(dir) === loading) this.#rules.set(dir, rules);
       return rules;
     });
     this.#rules.set(dir, loading);
