@@ -52,14 +52,16 @@ async function main(args: string[]): Promise<number> {
     }
   }
   switch (command.kind) {
-    case "help":
+    case "help": {
       const { helpText } = await import("./cli/help.ts");
       await writeAll(Deno.stdout, encoder.encode(helpText()));
       return 0;
-    case "version":
+    }
+    case "version": {
       const { VERSION } = await import("./cli/help.ts");
       await writeAll(Deno.stdout, encoder.encode(`shipcode-mcp ${VERSION}\n`));
       return 0;
+    }
     case "config": {
       // Loaded here only: start-up of the server never pays for it.
       const {
