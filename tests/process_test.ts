@@ -300,3 +300,46 @@ Deno.test("serveStdio: at most 64 handlers run at once; the rest wait in order a
   assert.equal(most, 64);
   assert.equal(output.text(), expected.join("\n") + "\n");
 });
+
+Deno.test("serveStdio: a flood of slow requests pauses reading at 4096 waiting, then all are answered in order", async () => {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => open = resolve);
+  const server = new McpServer({
+    handlers: {
+      ...handlers,
+      "test/gated": async () => {
+        await gate;
+        return {};
+      },
+    },
+  });
+  const total = 10_000;
+  let pulled = 0;
+  const input = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (pulled === total) return controller.close();
+      pulled++;
+      controller.enqueue(
+        encoder.encode(
+          `{"jsonrpc":"2.0","id":${pulled},"method":"test/gated"}\n`,
+        ),
+      );
+    },
+  }, { highWaterMark: 0 });
+  const output = collectingOutput();
+  const serving = serveStdio(server, { input, output });
+  // Let the reader run until it stops by itself.
+  let before = -1;
+  while (before !== pulled) {
+    before = pulled;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.equal(pulled, 64 + 4096);
+  open();
+  await serving;
+  const expected = Array.from(
+    { length: total },
+    (_, i) => `{"jsonrpc":"2.0","id":${i + 1},"result":{}}\n`,
+  ).join("");
+  assert.equal(output.text(), expected);
+});

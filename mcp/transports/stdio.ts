@@ -49,6 +49,37 @@ export interface StdioOptions {
 /** Requests handled at once on one connection; more wait their turn. */
 const MAX_CONCURRENT_REQUESTS = 64;
 
+/** Waiting requests at which reading pauses until half of them have run. */
+const MAX_WAITING_REQUESTS = 4096;
+
+/** A first-in first-out queue whose shift does not move the rest. */
+class Queue<T> {
+  #items: (T | undefined)[] = [];
+  #head = 0;
+
+  get size(): number {
+    return this.#items.length - this.#head;
+  }
+
+  push(item: T): void {
+    this.#items.push(item);
+  }
+
+  shift(): T | undefined {
+    if (this.#head === this.#items.length) return undefined;
+    const item = this.#items[this.#head];
+    this.#items[this.#head++] = undefined;
+    if (this.#head === this.#items.length) {
+      this.#items = [];
+      this.#head = 0;
+    } else if (this.#head > 1024 && this.#head * 2 > this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
+      this.#head = 0;
+    }
+    return item;
+  }
+}
+
 /**
  * Unwritten output beyond which the reader pauses until the client reads.
  * Small on purpose: a client that sends faster than it reads should not
@@ -236,17 +267,25 @@ export async function serveStdio(
   // At most MAX_CONCURRENT_REQUESTS handlers run at once; later requests
   // wait their turn in arrival order (their place in the output is kept),
   // while notifications and the client's responses are handled at once.
+  // Reading pauses while MAX_WAITING_REQUESTS wait, so a flood of requests
+  // costs bounded memory. (A handler that waits on the client would need
+  // reading to go on; none of this server's does.)
   let running = 0;
-  const waiting: {
+  const waiting = new Queue<{
     message: IncomingMessage;
     resolve: (response: DispatchResult) => void;
-  }[] = [];
+  }>();
+  let resumeReading: (() => void) | undefined;
 
   const finished = (): void => {
     running--;
-    while (running < MAX_CONCURRENT_REQUESTS && waiting.length > 0) {
+    while (running < MAX_CONCURRENT_REQUESTS && waiting.size > 0) {
       const next = waiting.shift()!;
       next.resolve(start(next.message));
+    }
+    if (resumeReading && waiting.size <= MAX_WAITING_REQUESTS / 2) {
+      resumeReading();
+      resumeReading = undefined;
     }
   };
 
@@ -269,7 +308,7 @@ export async function serveStdio(
     const message = decode(text);
     if (
       message.kind === "request" &&
-      (running >= MAX_CONCURRENT_REQUESTS || waiting.length > 0)
+      (running >= MAX_CONCURRENT_REQUESTS || waiting.size > 0)
     ) {
       const { promise, resolve } = Promise.withResolvers<
         string | undefined
@@ -323,6 +362,9 @@ export async function serveStdio(
       if (done) break;
       splitter.push(value, onLine, onBlock);
       if (writer.backlog > HIGH_WATER_CHARS) await writer.idle();
+      if (waiting.size >= MAX_WAITING_REQUESTS) {
+        await new Promise<void>((resolve) => resumeReading = resolve);
+      }
     }
     splitter.end(onLine);
   } catch (error) {
