@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { makeTempWorkspace } from "./tools_fixture.ts";
 import { call, textOf, toolServer } from "./tools_harness.ts";
-import { stopRegexWorker } from "../tools/regex_worker.ts";
+import {
+  matchLines,
+  RegexTimeoutError,
+  stopRegexWorker,
+} from "../tools/regex_worker.ts";
 
 Deno.test("search_text: literal, path:line:text, ignored and binary files skipped", async () => {
   await using tmp = await makeTempWorkspace();
@@ -97,6 +101,25 @@ Deno.test("search_text: a catastrophic regex is stopped and the server keeps ser
       path: "evil.txt",
     });
     assert.equal((ok.structuredContent!.matches as unknown[]).length, 1);
+  } finally {
+    stopRegexWorker();
+  }
+});
+
+Deno.test("matchLines: a call over its budget fails alone; the calls queued behind it still finish", async () => {
+  try {
+    const now = performance.now();
+    const evil = matchLines(
+      "^(a+)+$",
+      "",
+      ["a".repeat(40) + "!"],
+      10,
+      now + 200,
+      200,
+    );
+    const fine = matchLines("b", "", ["a\nb\nab"], 10, now + 5_000, 5_000);
+    await assert.rejects(evil, RegexTimeoutError);
+    assert.deepEqual(await fine, [0, 2, 0, 3]);
   } finally {
     stopRegexWorker();
   }

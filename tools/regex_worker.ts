@@ -4,8 +4,9 @@
  * JavaScript regexes backtrack, so a pattern like `(a+)+$` can run for
  * ages on one line, and a busy main thread cannot serve anyone else. The
  * matching therefore runs in a worker; when a call's budget runs out the
- * worker is terminated (which stops even a regex stuck in one `test`) and
- * a fresh one is started for the next call.
+ * worker is terminated (which stops even a regex stuck in one `test`), that
+ * call fails, and the calls that were waiting behind it go on in a fresh
+ * worker.
  *
  * The worker's code is a self-contained string loaded from a Blob URL, so
  * it works the same from source, from the bundle and from a compiled
@@ -43,7 +44,16 @@ export class RegexTimeoutError extends Error {
   }
 }
 
+interface MatchRequest {
+  id: number;
+  source: string;
+  flags: string;
+  texts: string[];
+  limit: number;
+}
+
 interface Pending {
+  message: MatchRequest;
   resolve(hits: number[]): void;
   reject(error: Error): void;
 }
@@ -68,6 +78,23 @@ function startWorker(): Worker {
     stopRegexWorker(new Error(`regex worker failed: ${event.message}`));
   };
   return w;
+}
+
+/**
+ * Terminate the worker because of the call `culprit` (over its budget, or
+ * cancelled): that call fails with `reason`, and the calls it held up are
+ * sent again to a fresh worker, each still under its own deadline.
+ */
+function stopFor(culprit: number, reason: Error): void {
+  const entry = pending.get(culprit);
+  if (entry === undefined) return;
+  pending.delete(culprit);
+  worker?.terminate();
+  worker = undefined;
+  entry.reject(reason);
+  if (pending.size === 0) return;
+  worker = startWorker();
+  for (const other of pending.values()) worker.postMessage(other.message);
 }
 
 /**
@@ -105,16 +132,17 @@ export function matchLines(
   return new Promise<number[]>((resolve, reject) => {
     const timer = setTimeout(() => {
       // Terminating is the only way to stop a regex mid-match.
-      stopRegexWorker(new RegexTimeoutError(budgetMs));
+      stopFor(id, new RegexTimeoutError(budgetMs));
     }, Math.max(0, deadline - performance.now()));
-    const onAbort = () =>
-      stopRegexWorker(signal?.reason ?? new Error("aborted"));
+    const onAbort = () => stopFor(id, signal?.reason ?? new Error("aborted"));
     signal?.addEventListener("abort", onAbort, { once: true });
     const done = () => {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
     };
+    const message: MatchRequest = { id, source, flags, texts, limit };
     pending.set(id, {
+      message,
       resolve: (hits) => {
         done();
         resolve(hits);
@@ -124,6 +152,6 @@ export function matchLines(
         reject(error);
       },
     });
-    w.postMessage({ id, source, flags, texts, limit });
+    w.postMessage(message);
   });
 }
