@@ -71,13 +71,3 @@ export function structuredResult(
 export function toolError(message: string): ToolResult {
   return { content: [textContent(message)], isError: true };
 }
-
-/** Base64 of `bytes`, for image, audio and blob content. */
-export function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  const chunk = 0x8000;
-  for (let i = 0; i < bytes.length; i += chunk) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + chunk));
-  }
-  return btoa(binary);
-}

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { resourceLink as linkBlock } from "../mcp/content.ts";
 import type { ContentBlock } from "../mcp/tool.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { mimeTypeOf } from "./mime_lazy.ts";
@@ -39,17 +40,12 @@ export async function resourceLink(
     uris = new RootUri(workspace.root);
     rootUris.set(workspace, uris);
   }
-  const block: ContentBlock = {
-    type: "resource_link",
+  return linkBlock({
     uri: uris.uriOf(relative),
     name: relative,
-  };
-  if (options.title !== undefined) block.title = options.title;
-  if (options.description !== undefined) {
-    block.description = options.description;
-  }
-  const mimeType = await mimeTypeOf(relative);
-  if (mimeType !== undefined) block.mimeType = mimeType;
-  if (options.size !== undefined) block.size = options.size;
-  return block;
+    title: options.title,
+    description: options.description,
+    mimeType: await mimeTypeOf(relative),
+    size: options.size,
+  });
 }

@@ -11,7 +11,6 @@ import {
   audioContent,
   imageContent,
   structuredResult,
-  toBase64,
   toolError,
 } from "../mcp/content.ts";
 import {
@@ -197,8 +196,8 @@ export function readFileTool(
           signal: ctx.signal,
         });
         const block: ContentBlock = media === "image"
-          ? imageContent(toBase64(bytes), mimeType)
-          : audioContent(toBase64(bytes), mimeType);
+          ? imageContent(bytes.toBase64(), mimeType)
+          : audioContent(bytes.toBase64(), mimeType);
         return structuredResult(
           { ...base, kind: media, size, mimeType, truncated: false },
           [block],

@@ -1,0 +1,78 @@
+/**
+ * Content blocks in the shapes and key orders of the MCP 2025-06-18
+ * schema (TextContent, ImageContent, AudioContent, ResourceLink,
+ * EmbeddedResource), compared as JSON text.
+ *
+ * @module
+ */
+
+import { strictEqual } from "node:assert/strict";
+import {
+  audioContent,
+  embeddedResource,
+  imageContent,
+  resourceLink,
+  structuredResult,
+  textContent,
+  toolError,
+} from "../mcp/content.ts";
+
+const json = (value: unknown) => JSON.stringify(value);
+
+Deno.test("content: text, image and audio blocks", () => {
+  strictEqual(json(textContent("hi")), '{"type":"text","text":"hi"}');
+  strictEqual(
+    json(imageContent("iVBO", "image/png")),
+    '{"type":"image","data":"iVBO","mimeType":"image/png"}',
+  );
+  strictEqual(
+    json(audioContent("UklG", "audio/wav")),
+    '{"type":"audio","data":"UklG","mimeType":"audio/wav"}',
+  );
+});
+
+Deno.test("content: resource_link with and without its optional fields", () => {
+  strictEqual(
+    json(resourceLink({ uri: "file:///r/a.ts", name: "a.ts" })),
+    '{"type":"resource_link","uri":"file:///r/a.ts","name":"a.ts"}',
+  );
+  strictEqual(
+    json(resourceLink({
+      size: 3,
+      mimeType: "text/x-typescript",
+      description: "line 2",
+      title: "A",
+      name: "a.ts",
+      uri: "file:///r/a.ts",
+    })),
+    '{"type":"resource_link","uri":"file:///r/a.ts","name":"a.ts","title":"A","description":"line 2","mimeType":"text/x-typescript","size":3}',
+  );
+});
+
+Deno.test("content: embedded resource, text or blob", () => {
+  strictEqual(
+    json(embeddedResource({ uri: "file:///r/a.txt", text: "x" })),
+    '{"type":"resource","resource":{"uri":"file:///r/a.txt","text":"x"}}',
+  );
+  strictEqual(
+    json(
+      embeddedResource({
+        blob: "AAE=",
+        mimeType: "application/octet-stream",
+        uri: "file:///r/b.bin",
+      }),
+    ),
+    '{"type":"resource","resource":{"uri":"file:///r/b.bin","mimeType":"application/octet-stream","blob":"AAE="}}',
+  );
+});
+
+Deno.test("content: structured results carry the same data as text; errors are isError", () => {
+  strictEqual(
+    json(structuredResult({ n: 1 })),
+    '{"content":[{"type":"text","text":"{\\"n\\":1}"}],"structuredContent":{"n":1}}',
+  );
+  strictEqual(
+    json(toolError("no such file")),
+    '{"content":[{"type":"text","text":"no such file"}],"isError":true}',
+  );
+});
