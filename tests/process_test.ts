@@ -301,7 +301,7 @@ Deno.test("serveStdio: at most 64 handlers run at once; the rest wait in order a
   assert.equal(output.text(), expected.join("\n") + "\n");
 });
 
-Deno.test("serveStdio: a flood of slow requests pauses reading at 4096 waiting, then all are answered in order", async () => {
+Deno.test("serveStdio: a flood of slow requests pauses reading at 4096 held back, then all are answered in order", async () => {
   let open!: () => void;
   const gate = new Promise<void>((resolve) => open = resolve);
   const server = new McpServer({
@@ -334,7 +334,7 @@ Deno.test("serveStdio: a flood of slow requests pauses reading at 4096 waiting, 
     before = pulled;
     await new Promise((r) => setTimeout(r, 20));
   }
-  assert.equal(pulled, 64 + 4096);
+  assert.equal(pulled, 4096);
   open();
   await serving;
   const expected = Array.from(
@@ -342,4 +342,45 @@ Deno.test("serveStdio: a flood of slow requests pauses reading at 4096 waiting, 
     (_, i) => `{"jsonrpc":"2.0","id":${i + 1},"result":{}}\n`,
   ).join("");
   assert.equal(output.text(), expected);
+});
+
+Deno.test("serveStdio: pings behind one slow request are held in order, reading pauses at 4096, and all come out", async () => {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => open = resolve);
+  const server = new McpServer({
+    handlers: {
+      ...handlers,
+      "test/gated": async () => {
+        await gate;
+        return { slow: true };
+      },
+    },
+  });
+  const total = 20_000;
+  let pulled = 0;
+  const input = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (pulled === total) return controller.close();
+      pulled++;
+      controller.enqueue(encoder.encode(
+        pulled === 1
+          ? '{"jsonrpc":"2.0","id":1,"method":"test/gated"}\n'
+          : ping(pulled) + "\n",
+      ));
+    },
+  }, { highWaterMark: 0 });
+  const output = collectingOutput();
+  const serving = serveStdio(server, { input, output });
+  let before = -1;
+  while (before !== pulled) {
+    before = pulled;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.equal(pulled, 4096);
+  assert.equal(output.text(), "");
+  open();
+  await serving;
+  const expected = ['{"jsonrpc":"2.0","id":1,"result":{"slow":true}}'];
+  for (let id = 2; id <= total; id++) expected.push(pong(id));
+  assert.equal(output.text(), expected.join("\n") + "\n");
 });

@@ -49,8 +49,11 @@ export interface StdioOptions {
 /** Requests handled at once on one connection; more wait their turn. */
 const MAX_CONCURRENT_REQUESTS = 64;
 
-/** Waiting requests at which reading pauses until half of them have run. */
-const MAX_WAITING_REQUESTS = 4096;
+/**
+ * Responses held back (requests waiting or running, and answers waiting
+ * for an earlier one) at which reading pauses until half have gone out.
+ */
+const MAX_HELD_RESPONSES = 4096;
 
 /** A first-in first-out queue whose shift does not move the rest. */
 class Queue<T> {
@@ -63,6 +66,10 @@ class Queue<T> {
 
   push(item: T): void {
     this.#items.push(item);
+  }
+
+  peek(): T | undefined {
+    return this.#items[this.#head];
   }
 
   shift(): T | undefined {
@@ -162,24 +169,39 @@ interface Slot {
 /** Keeps responses in request order; see the module documentation. */
 class OrderedResponses {
   readonly #writer: MessageWriter;
-  #slots: Slot[] = [];
+  readonly #slots = new Queue<Slot>();
+  /** Slots not done yet, by request key, for {@linkcode release}. */
+  readonly #open = new Map<string, Slot>();
   readonly #pending = new Set<Promise<void>>();
+  #onRoom: (() => void) | undefined;
 
   constructor(writer: MessageWriter) {
     this.#writer = writer;
   }
 
+  /** How many responses are held back, in order. */
+  get size(): number {
+    return this.#slots.size;
+  }
+
+  /** Resolves once at most half of MAX_HELD_RESPONSES are held. */
+  room(): Promise<void> {
+    return new Promise((resolve) => this.#onRoom = resolve);
+  }
+
   now(line: string): void {
-    if (this.#slots.length === 0) this.#writer.write(line);
+    if (this.#slots.size === 0) this.#writer.write(line);
     else this.#slots.push({ key: "", done: true, released: false, line });
   }
 
   later(response: Promise<string | undefined>, key: string): void {
     const slot: Slot = { key, done: false, released: false, line: undefined };
     this.#slots.push(slot);
+    if (key !== "") this.#open.set(key, slot);
     const settled = response.then((line) => {
       slot.line = line;
       slot.done = true;
+      if (this.#open.get(key) === slot) this.#open.delete(key);
       if (!slot.released) this.#drain();
       else if (line !== undefined) this.#writer.write(line);
     });
@@ -189,12 +211,9 @@ class OrderedResponses {
 
   /** The request `key` waits on the client: stop holding others behind it. */
   release(key: string): void {
-    const index = this.#slots.findIndex((slot) =>
-      slot.key === key && !slot.done
-    );
-    if (index < 0) return;
-    this.#slots[index].released = true;
-    this.#slots.splice(index, 1);
+    const slot = this.#open.get(key);
+    if (slot === undefined || slot.done) return;
+    slot.released = true;
     this.#drain();
   }
 
@@ -203,9 +222,18 @@ class OrderedResponses {
   }
 
   #drain(): void {
-    while (this.#slots.length > 0 && this.#slots[0].done) {
-      const line = this.#slots.shift()!.line;
-      if (line !== undefined) this.#writer.write(line);
+    for (let head = this.#slots.peek(); head !== undefined;) {
+      // A released slot is written when it is done, out of order.
+      if (!head.released) {
+        if (!head.done) break;
+        if (head.line !== undefined) this.#writer.write(head.line);
+      }
+      this.#slots.shift();
+      head = this.#slots.peek();
+    }
+    if (this.#onRoom && this.#slots.size <= MAX_HELD_RESPONSES / 2) {
+      this.#onRoom();
+      this.#onRoom = undefined;
     }
   }
 }
@@ -267,25 +295,17 @@ export async function serveStdio(
   // At most MAX_CONCURRENT_REQUESTS handlers run at once; later requests
   // wait their turn in arrival order (their place in the output is kept),
   // while notifications and the client's responses are handled at once.
-  // Reading pauses while MAX_WAITING_REQUESTS wait, so a flood of requests
-  // costs bounded memory. (A handler that waits on the client would need
-  // reading to go on; none of this server's does.)
   let running = 0;
   const waiting = new Queue<{
     message: IncomingMessage;
     resolve: (response: DispatchResult) => void;
   }>();
-  let resumeReading: (() => void) | undefined;
 
   const finished = (): void => {
     running--;
     while (running < MAX_CONCURRENT_REQUESTS && waiting.size > 0) {
       const next = waiting.shift()!;
       next.resolve(start(next.message));
-    }
-    if (resumeReading && waiting.size <= MAX_WAITING_REQUESTS / 2) {
-      resumeReading();
-      resumeReading = undefined;
     }
   };
 
@@ -362,9 +382,11 @@ export async function serveStdio(
       if (done) break;
       splitter.push(value, onLine, onBlock);
       if (writer.backlog > HIGH_WATER_CHARS) await writer.idle();
-      if (waiting.size >= MAX_WAITING_REQUESTS) {
-        await new Promise<void>((resolve) => resumeReading = resolve);
-      }
+      // Reading pauses while too many responses are held back, so a flood
+      // costs bounded memory. (Were 64 handlers all waiting on the client
+      // with thousands of requests behind them, the pause would stall them;
+      // this server's handlers never wait on the client.)
+      if (responses.size >= MAX_HELD_RESPONSES) await responses.room();
     }
     splitter.end(onLine);
   } catch (error) {
