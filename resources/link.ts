@@ -9,7 +9,7 @@
 import { resourceLink as linkBlock } from "../mcp/content.ts";
 import type { ContentBlock } from "../mcp/tool.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { mimeTypeOf } from "./mime_lazy.ts";
+import { mimeTypeOf } from "../workspace/mime_lazy.ts";
 import { RootUri } from "./uri.ts";
 
 /** Optional fields of a resource link. */

@@ -20,7 +20,7 @@ import { decodeText, isProbablyText, readWhole } from "../workspace/content.ts";
 import { type Workspace, WorkspaceError } from "../workspace/workspace.ts";
 import { BadResumeKey, filesAfter } from "./listing.ts";
 import { RootUri } from "./uri.ts";
-import { mimeTypeOf } from "./mime_lazy.ts";
+import { mimeTypeOf } from "../workspace/mime_lazy.ts";
 import { type WatchOptions, watchWorkspace } from "./watch.ts";
 
 /** Options of {@linkcode WorkspaceResources}. */

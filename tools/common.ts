@@ -1,6 +1,6 @@
 /**
- * What the workspace tools share: their caps, annotations, and the heavy
- * libraries they load on first use rather than at startup.
+ * What the workspace tools share: their caps, annotations, and the glob
+ * library they load on first use.
  *
  * @module
  */
@@ -33,15 +33,6 @@ export const READ_ONLY: ToolAnnotations = {
   idempotentHint: true,
   openWorldHint: false,
 };
-
-let mime: Promise<(path: string) => string | undefined> | undefined;
-
-/** `mimeTypeOf`, loaded on first use (it parses the MIME database). */
-export function loadMimeTypeOf(): Promise<
-  (path: string) => string | undefined
-> {
-  return mime ??= import("../workspace/mime.ts").then((m) => m.mimeTypeOf);
-}
 
 type Picomatch = (
   glob: string,

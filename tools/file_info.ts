@@ -10,7 +10,8 @@ import type { Tool } from "../mcp/tool.ts";
 import { structuredResult } from "../mcp/content.ts";
 import { isProbablyText, textEncodingOf } from "../workspace/content.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { loadMimeTypeOf, READ_ONLY } from "./common.ts";
+import { mimeTypeOf } from "../workspace/mime_lazy.ts";
+import { READ_ONLY } from "./common.ts";
 import { sniff } from "./read_file.ts";
 
 /** Count lines by newline bytes: a last line without "\n" counts too. */
@@ -88,7 +89,7 @@ export function fileInfoTool(ws: Workspace): Tool {
         modified: info.mtime?.toISOString() ?? null,
       };
       if (info.isFile) {
-        const mimeType = (await loadMimeTypeOf())(target.relative);
+        const mimeType = await mimeTypeOf(target.relative);
         if (mimeType !== undefined) data.mimeType = mimeType;
         const head = await sniff(target.absolute);
         data.isText = isProbablyText(head);

@@ -19,7 +19,8 @@ import {
   textEncodingOf,
 } from "../workspace/content.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { loadMimeTypeOf, plural, READ_ONLY, type ToolCaps } from "./common.ts";
+import { mimeTypeOf } from "../workspace/mime_lazy.ts";
+import { plural, READ_ONLY, type ToolCaps } from "./common.ts";
 
 /** Lines returned when the call gives no `limit`. */
 export const DEFAULT_LINE_LIMIT = 2000;
@@ -183,7 +184,7 @@ export function readFileTool(
         );
       }
       const size = file.info.size;
-      const mimeType = (await loadMimeTypeOf())(file.relative);
+      const mimeType = await mimeTypeOf(file.relative);
       const base: JsonObject = { path: file.relative };
       const media = mediaKind(mimeType);
       if (media !== undefined && mimeType !== undefined) {

@@ -1,7 +1,7 @@
 /**
  * MIME types by name, loading `workspace/mime.ts` (and the mime-db data it
- * parses) on first use, so a server that never lists or reads resources
- * does not pay for it at startup.
+ * parses) on first use, so a server that never needs a MIME type does not
+ * pay for it. Shared by the tools and the resources.
  *
  * @module
  */
@@ -12,7 +12,7 @@ let loading: Promise<Lookup> | undefined;
 
 /** The MIME type of `path` by its extension, or undefined when unknown. */
 export async function mimeTypeOf(path: string): Promise<string | undefined> {
-  const lookup = await (loading ??= import("../workspace/mime.ts").then((
+  const lookup = await (loading ??= import("./mime.ts").then((
     module,
   ) => module.mimeTypeOf));
   return lookup(path);
