@@ -24,20 +24,24 @@ export function encodeCursor(key: string): string {
   );
 }
 
+/** The -32602 error for a cursor this server did not hand out. */
+export function invalidCursor(): RpcError {
+  return new RpcError(
+    ErrorCode.InvalidParams,
+    "Invalid params",
+    'Invalid "cursor": pass back a nextCursor from this server unchanged, or omit it for the first page.',
+  );
+}
+
 /**
  * The key a cursor resumes after, or undefined when `cursor` is absent.
  * Throws -32602 for anything this server did not hand out.
  */
 export function decodeCursor(cursor: unknown): string | undefined {
   if (cursor === undefined) return undefined;
-  const bad = () =>
-    new RpcError(
-      ErrorCode.InvalidParams,
-      "Invalid params",
-      'Invalid "cursor": pass back a nextCursor from this server unchanged, or omit it for the first page.',
-    );
+
   if (typeof cursor !== "string" || !/^[A-Za-z0-9_-]+$/.test(cursor)) {
-    throw bad();
+    throw invalidCursor();
   }
   let text: string;
   try {
@@ -45,9 +49,9 @@ export function decodeCursor(cursor: unknown): string | undefined {
     const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    throw bad();
+    throw invalidCursor();
   }
-  if (!text.startsWith(PREFIX)) throw bad();
+  if (!text.startsWith(PREFIX)) throw invalidCursor();
   return text.slice(PREFIX.length);
 }
 

@@ -6,6 +6,7 @@
  */
 
 import { ErrorCode, RpcError } from "../mcp/jsonrpc.ts";
+import { invalidCursor } from "../mcp/pagination.ts";
 import {
   type Resource,
   type ResourceChanges,
@@ -88,11 +89,7 @@ export class WorkspaceResources implements ResourceProvider {
       }
     } catch (error) {
       if (error instanceof BadResumeKey) {
-        throw new RpcError(
-          ErrorCode.InvalidParams,
-          "Invalid params",
-          'Invalid "cursor": pass back a nextCursor from this server unchanged, or omit it for the first page.',
-        );
+        throw invalidCursor();
       }
       throw error;
     }
