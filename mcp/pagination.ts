@@ -39,7 +39,6 @@ export function invalidCursor(): RpcError {
  */
 export function decodeCursor(cursor: unknown): string | undefined {
   if (cursor === undefined) return undefined;
-
   if (typeof cursor !== "string" || !/^[A-Za-z0-9_-]+$/.test(cursor)) {
     throw invalidCursor();
   }
