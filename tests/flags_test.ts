@@ -1,0 +1,75 @@
+/**
+ * The flag tokenizer in-process: the accepted spellings, the refusals, and
+ * how --root is made absolute. (tests/cli_test.ts runs the real program.)
+ *
+ * @module
+ */
+
+import { deepStrictEqual, strictEqual, throws } from "node:assert/strict";
+import {
+  absolutePath,
+  type Command,
+  DEFAULTS,
+  parseFlags,
+  UsageError,
+} from "../cli/flags.ts";
+
+function config(command: Command) {
+  if (command.kind !== "serve" && command.kind !== "config") {
+    throw new Error(`expected a config, got ${command.kind}`);
+  }
+  return command.config;
+}
+
+Deno.test("flags: --name value, --name=value, the last one wins", () => {
+  const c = config(
+    parseFlags(["--page-size", "5", "--max-depth=3", "--page-size=7"], "/w"),
+  );
+  strictEqual(c.pageSize, 7);
+  strictEqual(c.maxDepth, 3);
+  strictEqual(c.maxEntries, DEFAULTS.maxEntries);
+  strictEqual(c.root, "/w");
+});
+
+Deno.test("flags: switches, grouped short flags, and -- before positionals", () => {
+  strictEqual(parseFlags(["-V"], "/w").kind, "version");
+  strictEqual(parseFlags(["-Vh"], "/w").kind, "help");
+  const c = config(parseFlags(["--watch", "--include-ignored"], "/w"));
+  strictEqual(c.watch, true);
+  strictEqual(c.includeIgnored, true);
+  deepStrictEqual(parseFlags(["--", "config", "cursor"], "/w"), {
+    kind: "config",
+    client: "cursor",
+    config: config(parseFlags([], "/w")),
+  });
+});
+
+Deno.test("flags: refusals name the flag and the fix", () => {
+  const cases: [string[], RegExp][] = [
+    [["--nope"], /^unknown flag --nope; run shipcode-mcp --help/],
+    [["-hx"], /^unknown flag -x;/],
+    [["--watch=1"], /^--watch is a switch and takes no value/],
+    [["--root"], /^--root needs a value; for example: --root \.$/],
+    [["--page-size", "--watch"], /^--page-size needs a value/],
+    [["--page-size", "-1"], /^--page-size needs a value/],
+    [["--page-size", "01x"], /^--page-size must be a whole number/],
+    [["--protocol-versions", ","], /^--protocol-versions takes dates/],
+  ];
+  for (const [args, message] of cases) {
+    throws(() => parseFlags(args, "/w"), (error: unknown) => {
+      strictEqual(error instanceof UsageError, true, args.join(" "));
+      strictEqual(message.test((error as Error).message), true, args.join(" "));
+      return true;
+    });
+  }
+});
+
+Deno.test("flags: --root is made absolute and normalised", () => {
+  strictEqual(absolutePath("/w/a", "."), "/w/a");
+  strictEqual(absolutePath("/w/a", "../b/./c/"), "/w/b/c");
+  strictEqual(absolutePath("/w/a", "/x/../y"), "/y");
+  strictEqual(absolutePath("/w", "../../.."), "/");
+  strictEqual(absolutePath("C:\\w", "src\\..\\lib"), "C:\\w\\lib");
+  strictEqual(absolutePath("/w", "D:/code"), "D:\\code");
+  strictEqual(config(parseFlags(["--root", "sub/"], "/w")).root, "/w/sub");
+});
