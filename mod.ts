@@ -33,6 +33,7 @@ export {
   type HandlerContext,
   type HandlerMap,
   LATEST_PROTOCOL_VERSION,
+  lazyHandler,
   McpServer,
   type McpServerOptions,
   type ServerInfo,
@@ -53,6 +54,8 @@ export {
 export {
   classify,
   decode,
+  type DroppedMessage,
+  EMPTY_RESULT,
   encodeError,
   encodeNotification,
   encodeRequest,
@@ -60,8 +63,13 @@ export {
   ErrorCode,
   idKey,
   type IncomingMessage,
+  type InvalidMessage,
   type JsonObject,
+  type NotificationMessage,
+  type RawJson,
   type RequestId,
+  type RequestMessage,
+  type ResponseMessage,
   RpcError,
 } from "./mcp/jsonrpc.ts";
 export {
@@ -78,8 +86,32 @@ export {
   type Tool,
   type ToolAnnotations,
   toolDefinition,
+  ToolFailure,
   ToolRegistry,
   type ToolResult,
 } from "./mcp/tool.ts";
-export { type Logger, type LogLevel, stderrLogger } from "./mcp/log.ts";
+export {
+  audioContent,
+  embeddedResource,
+  imageContent,
+  resourceLink,
+  structuredResult,
+  textContent,
+  toolError,
+} from "./mcp/content.ts";
+export {
+  decodeCursor,
+  encodeCursor,
+  invalidCursor,
+  type Page,
+  paginate,
+} from "./mcp/pagination.ts";
+export {
+  LOG_LEVELS,
+  type Logger,
+  type LogLevel,
+  stderrLogger,
+} from "./mcp/log.ts";
+export type { SchemaCheck, SchemaFailure } from "./mcp/json_schema.ts";
+export type * from "./mcp/resource.ts";
 export { handlers } from "./handlers/mod.ts";

@@ -16,6 +16,7 @@ export type JsonObject = { [key: string]: unknown };
 
 /** An opaque JSON value that serialises to its source text verbatim. */
 export interface RawJson {
+  /** The JSON text written in place of this value. */
   readonly rawJSON: string;
 }
 
@@ -71,37 +72,53 @@ export class RpcError extends Error {
 
 /** An incoming request: it must get exactly one response. */
 export interface RequestMessage {
+  /** Discriminant. */
   readonly kind: "request";
+  /** The id to answer with, exactly as sent. */
   readonly id: RequestId;
+  /** The method called. */
   readonly method: string;
+  /** The params object, when sent. */
   readonly params: JsonObject | undefined;
 }
 
 /** An incoming notification: it never gets a response. */
 export interface NotificationMessage {
+  /** Discriminant. */
   readonly kind: "notification";
+  /** The method notified. */
   readonly method: string;
+  /** The params object, when sent. */
   readonly params: JsonObject | undefined;
 }
 
 /** An incoming response to a request the server sent. */
 export interface ResponseMessage {
+  /** Discriminant. */
   readonly kind: "response";
+  /** The id of the request it answers (null when the client had none). */
   readonly id: RequestId | null;
+  /** The result, on success. */
   readonly result?: unknown;
+  /** The error, on failure. */
   readonly error?: { code: number; message: string; data?: unknown };
 }
 
 /** A line that is not an acceptable message; answered with `error`. */
 export interface InvalidMessage {
+  /** Discriminant. */
   readonly kind: "invalid";
+  /** The id to answer with: the request's when valid, else null. */
   readonly id: RequestId | null;
+  /** The error to answer with. */
   readonly error: RpcError;
 }
 
 /** A message that gets no answer and is not acted on (a malformed notification). */
 export interface DroppedMessage {
+  /** Discriminant. */
   readonly kind: "dropped";
+  /** Why, for the log. */
   readonly reason: string;
 }
 

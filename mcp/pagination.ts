@@ -56,7 +56,9 @@ export function decodeCursor(cursor: unknown): string | undefined {
 
 /** One page of a list, and the cursor for the next one if any remain. */
 export interface Page<T> {
+  /** The items of this page. */
   items: T[];
+  /** Where the next page starts; absent on the last page. */
   nextCursor?: string;
 }
 

@@ -11,8 +11,11 @@ import { ErrorCode, type JsonObject, RpcError } from "./jsonrpc.ts";
 
 /** Hints about a resource, as the MCP specification defines them. */
 export interface ResourceAnnotations {
+  /** Who it is meant for. */
   audience?: ("user" | "assistant")[];
+  /** Importance, from 0 (least) to 1 (most). */
   priority?: number;
+  /** When it last changed, ISO 8601. */
   lastModified?: string;
 }
 
@@ -52,15 +55,21 @@ export interface ResourceTemplate {
 
 /** Text content of a resource. */
 export interface TextResourceContents {
+  /** The resource's URI. */
   uri: string;
+  /** MIME type, when known. */
   mimeType?: string;
+  /** The content as text. */
   text: string;
 }
 
 /** Binary content of a resource, base64-encoded. */
 export interface BlobResourceContents {
+  /** The resource's URI. */
   uri: string;
+  /** MIME type, when known. */
   mimeType?: string;
+  /** The content, base64-encoded. */
   blob: string;
 }
 
@@ -69,7 +78,9 @@ export type ResourceContents = TextResourceContents | BlobResourceContents;
 
 /** One page of resources; `nextKey` resumes after the page when more remain. */
 export interface ResourcePage {
+  /** The resources of this page. */
   resources: Resource[];
+  /** The key to resume after; absent on the last page. */
   nextKey?: string;
 }
 
@@ -85,6 +96,7 @@ export interface ResourceChanges {
 
 /** A running watch; `close` stops it and frees what it holds. */
 export interface ResourceWatch {
+  /** Stop watching. */
   close(): void;
 }
 

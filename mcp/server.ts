@@ -75,8 +75,11 @@ export type HandlerMap = Readonly<Record<string, Handler>>;
 
 /** The server's identity, as sent in `serverInfo`. */
 export interface ServerInfo {
+  /** Program name, e.g. `shipcode-mcp`. */
   name: string;
+  /** Program version. */
   version: string;
+  /** Human-readable name, for display. */
   title?: string;
 }
 

@@ -20,13 +20,17 @@ export type SendFn = (line: string) => void;
 
 /** The client's identity, as sent in `initialize`. */
 export interface ClientInfo {
+  /** Client program name. */
   name: string;
+  /** Client program version. */
   version: string;
+  /** Anything else the client sent (`title`, …). */
   [key: string]: unknown;
 }
 
 /** Something in flight that a cancellation can abort. */
 export interface Cancellable {
+  /** Stop the work; its response, if it still comes, is not sent. */
   abort(reason: unknown): void;
 }
 

@@ -30,10 +30,15 @@ export class ToolFailure extends Error {
 
 /** Hints about a tool's behaviour, as the MCP specification defines them. */
 export interface ToolAnnotations {
+  /** Human-readable name. */
   title?: string;
+  /** The tool does not change its environment. */
   readOnlyHint?: boolean;
+  /** The tool may destroy or overwrite (meaningful when not read-only). */
   destructiveHint?: boolean;
+  /** Calling it again with the same arguments has no further effect. */
   idempotentHint?: boolean;
+  /** The tool reaches an open world (the web, say), not a closed one. */
   openWorldHint?: boolean;
 }
 
@@ -42,9 +47,13 @@ export type ContentBlock = JsonObject & { type: string };
 
 /** What a tool's `run` returns: the `tools/call` result. */
 export interface ToolResult {
+  /** What the model reads: text, images, links… */
   content: ContentBlock[];
+  /** The same result as data, valid against the tool's outputSchema. */
   structuredContent?: JsonObject;
+  /** True when the call failed; `content` then says why. */
   isError?: boolean;
+  /** Other members (`_meta`, …). */
   [key: string]: unknown;
 }
 

@@ -29,6 +29,7 @@ import { Session } from "../session.ts";
 
 /** Something bytes can be written to, such as `Deno.stdout`. */
 export interface ByteWriter {
+  /** Write some of `bytes`; resolves to how many were written. */
   write(bytes: Uint8Array): Promise<number>;
 }
 
