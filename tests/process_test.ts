@@ -8,6 +8,7 @@
 
 import { strict as assert } from "node:assert";
 import { handlers } from "../handlers/mod.ts";
+import type { JsonObject } from "../mcp/jsonrpc.ts";
 import { McpServer } from "../mcp/server.ts";
 import { serveStdio } from "../mcp/transports/stdio.ts";
 import {
@@ -301,7 +302,17 @@ Deno.test("serveStdio: at most 64 handlers run at once; the rest wait in order a
   assert.equal(output.text(), expected.join("\n") + "\n");
 });
 
-Deno.test("serveStdio: a flood of slow requests pauses reading at 4096 held back, then all are answered in order", async () => {
+/**
+ * Feed `total` lines (`lineOf(n)` for n = 1…) through serveStdio, one per
+ * read, to a server whose `test/gated` method waits for a gate. Returns how
+ * many lines were read once reading stopped by itself, the output by then,
+ * and the whole output after the gate opens and the input ends.
+ */
+async function gatedFlood(
+  total: number,
+  lineOf: (n: number) => string,
+  result: JsonObject,
+): Promise<{ readAtPause: number; outputAtPause: string; output: string }> {
   let open!: () => void;
   const gate = new Promise<void>((resolve) => open = resolve);
   const server = new McpServer({
@@ -309,21 +320,16 @@ Deno.test("serveStdio: a flood of slow requests pauses reading at 4096 held back
       ...handlers,
       "test/gated": async () => {
         await gate;
-        return {};
+        return result;
       },
     },
   });
-  const total = 10_000;
   let pulled = 0;
   const input = new ReadableStream<Uint8Array>({
     pull(controller) {
       if (pulled === total) return controller.close();
       pulled++;
-      controller.enqueue(
-        encoder.encode(
-          `{"jsonrpc":"2.0","id":${pulled},"method":"test/gated"}\n`,
-        ),
-      );
+      controller.enqueue(encoder.encode(lineOf(pulled) + "\n"));
     },
   }, { highWaterMark: 0 });
   const output = collectingOutput();
@@ -334,53 +340,39 @@ Deno.test("serveStdio: a flood of slow requests pauses reading at 4096 held back
     before = pulled;
     await new Promise((r) => setTimeout(r, 20));
   }
-  assert.equal(pulled, 4096);
+  const readAtPause = pulled;
+  const outputAtPause = output.text();
   open();
   await serving;
+  return { readAtPause, outputAtPause, output: output.text() };
+}
+
+Deno.test("serveStdio: a flood of slow requests pauses reading at 4096 held back, then all are answered in order", async () => {
+  const total = 10_000;
+  const run = await gatedFlood(
+    total,
+    (id) => `{"jsonrpc":"2.0","id":${id},"method":"test/gated"}`,
+    {},
+  );
+  assert.equal(run.readAtPause, 4096);
   const expected = Array.from(
     { length: total },
     (_, i) => `{"jsonrpc":"2.0","id":${i + 1},"result":{}}\n`,
   ).join("");
-  assert.equal(output.text(), expected);
+  assert.equal(run.output, expected);
 });
 
 Deno.test("serveStdio: pings behind one slow request are held in order, reading pauses at 4096, and all come out", async () => {
-  let open!: () => void;
-  const gate = new Promise<void>((resolve) => open = resolve);
-  const server = new McpServer({
-    handlers: {
-      ...handlers,
-      "test/gated": async () => {
-        await gate;
-        return { slow: true };
-      },
-    },
-  });
   const total = 20_000;
-  let pulled = 0;
-  const input = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (pulled === total) return controller.close();
-      pulled++;
-      controller.enqueue(encoder.encode(
-        pulled === 1
-          ? '{"jsonrpc":"2.0","id":1,"method":"test/gated"}\n'
-          : ping(pulled) + "\n",
-      ));
-    },
-  }, { highWaterMark: 0 });
-  const output = collectingOutput();
-  const serving = serveStdio(server, { input, output });
-  let before = -1;
-  while (before !== pulled) {
-    before = pulled;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  assert.equal(pulled, 4096);
-  assert.equal(output.text(), "");
-  open();
-  await serving;
+  const run = await gatedFlood(
+    total,
+    (id) =>
+      id === 1 ? '{"jsonrpc":"2.0","id":1,"method":"test/gated"}' : ping(id),
+    { slow: true },
+  );
+  assert.equal(run.readAtPause, 4096);
+  assert.equal(run.outputAtPause, "");
   const expected = ['{"jsonrpc":"2.0","id":1,"result":{"slow":true}}'];
   for (let id = 2; id <= total; id++) expected.push(pong(id));
-  assert.equal(output.text(), expected.join("\n") + "\n");
+  assert.equal(run.output, expected.join("\n") + "\n");
 });
