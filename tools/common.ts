@@ -5,6 +5,7 @@
  * @module
  */
 
+import { DEFAULTS } from "../cli/flags.ts";
 import type { ToolAnnotations } from "../mcp/tool.ts";
 
 /** Limits on what one tool call returns; each is settable by flag. */
@@ -19,12 +20,12 @@ export interface ToolCaps {
   maxDepth: number;
 }
 
-/** Default caps, the same as the flags' defaults. */
+/** Default caps: the defaults of the flags that set them. */
 export const DEFAULT_CAPS: ToolCaps = {
-  maxEntries: 1000,
-  maxMatches: 200,
-  maxReadBytes: 1024 * 1024,
-  maxDepth: 8,
+  maxEntries: DEFAULTS.maxEntries,
+  maxMatches: DEFAULTS.maxMatches,
+  maxReadBytes: DEFAULTS.maxReadBytes,
+  maxDepth: DEFAULTS.maxDepth,
 };
 
 /** Every workspace tool only reads, repeatably, inside the root. */
