@@ -23,6 +23,11 @@ export async function installWorkspace(
   server.resources = new WorkspaceResources(workspace, {
     maxReadBytes: config.maxReadBytes,
     watch: config.watch,
+    watchOptions: {
+      // Watching is a convenience: a failure is logged, never fatal.
+      onError: (error) =>
+        server.logger.log("warn", "watching the root failed:", error),
+    },
   });
   for (const tool of workspaceTools(workspace, config)) {
     server.tools.register(tool);

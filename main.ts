@@ -119,12 +119,14 @@ async function main(args: string[]): Promise<number> {
         // soon as the resources are loaded (which --watch starts at once).
         onSession: (session) => {
           if (!command.config.watch) return;
+          // Any failure, including one thrown while the watch starts, is
+          // logged: watching never ends the process.
           Promise.all([server.ready(), import("./mcp/watch.ts")]).then(
             ([, { watchResources }]) => {
               if (!done) watch = watchResources(server, session);
             },
-            (error) =>
-              server.logger.log("error", "cannot watch the root:", error),
+          ).catch((error) =>
+            server.logger.log("error", "cannot watch the root:", error)
           );
         },
       });

@@ -20,6 +20,8 @@ export interface WatchOptions {
   maxDelayMs?: number;
   /** Paths remembered per burst; past this, everything counts as changed. Default 10,000. */
   maxPaths?: number;
+  /** Told when watching fails (the watch then reports nothing more). */
+  onError?: (error: unknown) => void;
 }
 
 /**
@@ -125,11 +127,96 @@ interface Seen {
   kind: Deno.FsEvent["kind"];
 }
 
+/** Directories watched at most; past this, deeper ones go unwatched. */
+export const MAX_WATCHED_DIRECTORIES = 50_000;
+
+// How long a listing of directories runs before it lets others work.
+const SLICE_MS = 10;
+
+/**
+ * Every real directory inside the root that can be watched, root first:
+ * symlinks are never followed (a link may lead out of the root), and `.git/`,
+ * ignored directories, unreadable ones and names that are not valid UTF-8
+ * (which cannot be named again) are left out. Yields to the event loop as it
+ * goes, so a large tree does not hold up requests.
+ */
+export async function watchableDirectories(
+  workspace: Workspace,
+  max = MAX_WATCHED_DIRECTORIES,
+): Promise<string[]> {
+  const root = workspace.root;
+  const found = [root];
+  const queue: string[] = [""];
+  let sliceStart = performance.now();
+  for (let i = 0; i < queue.length && found.length < max; i++) {
+    const relative = queue[i];
+    const absolute = relative === ""
+      ? root
+      : `${root === "/" ? "" : root}/${relative}`;
+    let entries: Deno.DirEntry[];
+    try {
+      entries = [...Deno.readDirSync(absolute)];
+    } catch {
+      continue; // Unreadable or gone: nothing below it to watch.
+    }
+    for (const entry of entries) {
+      if (!entry.isDirectory || entry.name === ".git") continue;
+      if (entry.name.includes("\uFFFD")) continue;
+      const child = relative === "" ? entry.name : `${relative}/${entry.name}`;
+      if (await workspace.isIgnored(child, true)) continue;
+      queue.push(child);
+      found.push(`${absolute === "/" ? "" : absolute}/${entry.name}`);
+      if (found.length >= max) break;
+    }
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      sliceStart = performance.now();
+    }
+  }
+  return found;
+}
+
+/**
+ * A watcher over `paths`, each watched alone (not recursively, which would
+ * follow links out of the root). A path that cannot be watched (it vanished,
+ * or is unreadable) is dropped rather than failing the others; undefined when
+ * none can be.
+ */
+function watchEach(paths: string[]): Deno.FsWatcher | undefined {
+  try {
+    return Deno.watchFs(paths, { recursive: false });
+  } catch {
+    // One bad path fails the whole call: keep those that can be watched.
+  }
+  const good: string[] = [];
+  for (const path of paths) {
+    try {
+      Deno.watchFs(path, { recursive: false }).close();
+      good.push(path);
+    } catch {
+      // Skipped.
+    }
+  }
+  if (good.length === 0) return undefined;
+  try {
+    return Deno.watchFs(good, { recursive: false });
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Watch `workspace`'s root and call `listener` once per burst of changes
  * with the canonical URIs (from `uris`) of files that changed, appeared or
  * vanished, and whether the file list changed. `.git/` and ignored paths
- * are left out. Close the returned watch to stop (the process can then exit).
+ * are left out.
+ *
+ * Only real directories inside the root are watched, each on its own: a
+ * recursive watch would follow symlinked directories out of the root. When
+ * directories appear (or `.gitignore` rules change), the set is listed again
+ * and the watcher replaced. A watch that fails is logged through `onError`
+ * and never throws. Close the returned watch to stop (the process can then
+ * exit).
  */
 export function watchWorkspace(
   workspace: Workspace,
@@ -140,10 +227,13 @@ export function watchWorkspace(
   const maxPaths = options.maxPaths ?? 10_000;
   const root = workspace.root;
   const prefix = root === "/" ? "/" : `${root}/`;
-  const watcher = Deno.watchFs(root, { recursive: true });
+  let watcher: Deno.FsWatcher | undefined;
   let pending = new Map<string, Seen>();
   let overflow = false;
   let closed = false;
+  // Set when the watched directories may no longer be the right ones.
+  let relist = false;
+  let listing = false;
   // Reports leave in order even though classifying one is asynchronous.
   let reporting: Promise<void> = Promise.resolve();
 
@@ -156,10 +246,12 @@ export function watchWorkspace(
         // tell the client the list may have changed.
         workspace.forgetRules(relative.slice(0, -".gitignore".length - 1));
         listChanged = true;
+        relist = true;
       }
     }
     for (const [relative, seen] of paths) {
       const now = await nowOf(prefix + relative);
+      if (now === "directory" && seen.kind !== "modify") relist = true;
       const ignored = now === "absent"
         ? await workspace.isIgnored(relative, false) ||
           await workspace.isIgnored(relative, true)
@@ -169,6 +261,8 @@ export function watchWorkspace(
       if (verdict.updated) updated.push(uris.uriOf(relative));
       if (verdict.listChanged) listChanged = true;
     }
+    if (all) relist = true;
+    if (relist) start();
     if (closed || (!all && updated.length === 0 && !listChanged)) return;
     listener(all ? { updated, listChanged, all } : { updated, listChanged });
   };
@@ -187,9 +281,9 @@ export function watchWorkspace(
     },
   );
 
-  (async () => {
+  const consume = async (current: Deno.FsWatcher) => {
     try {
-      for await (const event of watcher) {
+      for await (const event of current) {
         let relevant = false;
         event.paths.forEach((path, index) => {
           if (!path.startsWith(prefix)) return;
@@ -210,10 +304,40 @@ export function watchWorkspace(
         });
         if (relevant) debouncer.poke();
       }
-    } catch {
-      // The watcher failed (the root vanished, say): no more reports.
+    } catch (error) {
+      options.onError?.(error);
     }
-  })();
+  };
+
+  // (Re)lists the directories and replaces the watcher. Events in the gap
+  // between the old watcher and the new one are covered by a list_changed:
+  // a relist happens only after the list changed anyway.
+  const start = (): void => {
+    if (closed) return;
+    if (listing) {
+      relist = true;
+      return;
+    }
+    listing = true;
+    relist = false;
+    watchableDirectories(workspace).then((directories) => {
+      if (closed) return;
+      const next = watchEach(directories);
+      try {
+        watcher?.close();
+      } catch {
+        // Already closed.
+      }
+      watcher = next;
+      if (next === undefined) {
+        options.onError?.(new Error(`cannot watch ${root}`));
+      } else consume(next);
+    }).catch((error) => options.onError?.(error)).finally(() => {
+      listing = false;
+      if (relist) start();
+    });
+  };
+  start();
 
   return {
     close() {
@@ -221,7 +345,7 @@ export function watchWorkspace(
       closed = true;
       debouncer.close();
       try {
-        watcher.close();
+        watcher?.close();
       } catch {
         // Already closed.
       }

@@ -270,3 +270,104 @@ Deno.test("watchWorkspace: an edited .gitignore is read again and changes the li
     await Deno.remove(root, { recursive: true });
   }
 });
+
+/** How many inotify watches this process holds (Linux), from /proc. */
+function inotifyWatches(): number {
+  let count = 0;
+  for (const entry of Deno.readDirSync("/proc/self/fdinfo")) {
+    try {
+      const text = Deno.readTextFileSync(`/proc/self/fdinfo/${entry.name}`);
+      count += text.split("\n").filter((l) => l.startsWith("inotify wd:"))
+        .length;
+    } catch {
+      // The descriptor closed meanwhile.
+    }
+  }
+  return count;
+}
+
+Deno.test({
+  name:
+    "watchWorkspace: a link to a directory outside the root adds no watch there and reports nothing from it",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const base = await Deno.realPath(
+      await Deno.makeTempDir({ prefix: "watch_out_" }),
+    );
+    const root = `${base}/root`;
+    const outside = `${base}/outside`;
+    await Deno.mkdir(`${root}/src/deep`, { recursive: true });
+    for (let i = 0; i < 60; i++) {
+      await Deno.mkdir(`${outside}/d${i}`, { recursive: true });
+    }
+    await Deno.symlink(outside, `${root}/out`);
+    await Deno.symlink("/", `${root}/slash`);
+    const before = inotifyWatches();
+    const reports: ResourceChanges[] = [];
+    const watch = watchWorkspace(
+      await Workspace.open(root),
+      new RootUri(root),
+      (c) => reports.push(c),
+      { quietMs: 100 },
+    );
+    try {
+      await sleep(300); // Let the watcher start.
+      const added = inotifyWatches() - before;
+      // root, src and src/deep: nothing behind the links.
+      assert.ok(added <= 3, `watches added: ${added}`);
+      await Deno.writeTextFile(`${outside}/d1/secret.txt`, "outside");
+      await sleep(500);
+      assert.deepEqual(reports, []);
+      // The watch still works inside, in a directory made after it began.
+      await Deno.mkdir(`${root}/src/new`);
+      await sleep(400);
+      await Deno.writeTextFile(`${root}/src/new/b.txt`, "b");
+      await sleep(500);
+      const uris = (reports as ResourceChanges[]).flatMap((r) => r.updated);
+      assert.ok(
+        uris.some((u) => u.endsWith("/src/new/b.txt")),
+        JSON.stringify(reports),
+      );
+    } finally {
+      watch.close();
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "watchWorkspace: an unreadable directory does not stop the watch (run as a non-root user it would throw)",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const root = await Deno.realPath(
+      await Deno.makeTempDir({ prefix: "watch_" }),
+    );
+    await Deno.mkdir(`${root}/locked`);
+    await Deno.writeTextFile(`${root}/a.txt`, "a");
+    // A name that is not valid UTF-8 cannot be watched by its decoded name.
+    const bad = new Uint8Array([
+      ...new TextEncoder().encode(`${root}/b`),
+      0xff,
+    ]);
+    await Deno.mkdir(new TextDecoder().decode(bad)).catch(() => {});
+    await Deno.chmod(`${root}/locked`, 0o000);
+    const reports: ResourceChanges[] = [];
+    const watch = watchWorkspace(
+      await Workspace.open(root),
+      new RootUri(root),
+      (c) => reports.push(c),
+      { quietMs: 100 },
+    );
+    try {
+      await sleep(300);
+      await Deno.writeTextFile(`${root}/a.txt`, "changed");
+      await sleep(500);
+      assert.equal(reports.length, 1, JSON.stringify(reports));
+    } finally {
+      watch.close();
+      await Deno.chmod(`${root}/locked`, 0o755);
+      await Deno.remove(root, { recursive: true });
+    }
+  },
+});
