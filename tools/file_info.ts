@@ -69,7 +69,7 @@ export function fileInfoTool(ws: Workspace): Tool {
       type: "object",
       properties: {
         path: { type: "string" },
-        type: { enum: ["file", "directory", "other"] },
+        type: { type: "string", enum: ["file", "directory", "other"] },
         size: { type: "integer", minimum: 0 },
         modified: { type: "string" },
         mimeType: { type: "string" },

@@ -161,7 +161,7 @@ export function readFileTool(
       type: "object",
       properties: {
         path: { type: "string" },
-        kind: { enum: ["text", "image", "audio", "binary"] },
+        kind: { type: "string", enum: ["text", "image", "audio", "binary"] },
         size: { type: "integer", minimum: 0 },
         mimeType: { type: "string" },
         startLine: { type: "integer", minimum: 1 },
