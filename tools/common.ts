@@ -45,6 +45,16 @@ export { GLOB_SYNTAX, globMatcher } from "./glob.ts";
 export const SLICE_MS = 10;
 
 /**
+ * Resolve after a real turn of the event loop, one in which the runtime
+ * waits for I/O, so input waiting on stdin (a cancel, a ping) is read. A
+ * timer does that; a message on a MessageChannel or an already-settled
+ * operation does not (the runtime does not poll I/O when work is ready).
+ */
+export function macrotask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
  * Paces a long-running tool call: {@linkcode Pacer.due} says (cheaply)
  * when the current slice of work is used up, and {@linkcode Pacer.pause}
  * then yields a real macrotask so that input (a cancel, a ping) is read.
@@ -69,7 +79,7 @@ export class Pacer {
 
   /** Yield to the event loop, then start a new slice. */
   async pause(): Promise<void> {
-    await new Promise((resolve) => setTimeout(resolve, 0));
+    await macrotask();
     this.#signal.throwIfAborted();
     this.#sliceEnd = performance.now() + SLICE_MS;
   }

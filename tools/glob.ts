@@ -45,10 +45,12 @@ type Token =
   | { kind: "star" }
   | { kind: "class"; negate: boolean; ranges: number[] };
 
-// A segment pattern: "**", literal text, or tokens run as an NFA.
+// A segment pattern: "**", literal text, a literal with stars around it
+// ("*.ts", "README*", "*test*"), or tokens run as an NFA.
 type Segment =
   | { kind: "globstar" }
   | { kind: "literal"; text: string }
+  | { kind: "affix"; text: string; before: boolean; after: boolean }
   | { kind: "tokens"; tokens: Token[] };
 
 /** Where the class opening at `start` ends (its "]"), or -1 if it does not. */
@@ -221,13 +223,16 @@ function parseSegment(source: string, pattern: string): Segment {
       tokens.push({ kind: "char", code: source.charCodeAt(i) });
     }
   }
-  if (plain) {
-    return {
-      kind: "literal",
-      text: String.fromCharCode(
-        ...tokens.map((t) => (t as { code: number }).code),
-      ),
-    };
+  const textOf = (chars: Token[]) =>
+    String.fromCharCode(...chars.map((t) => (t as { code: number }).code));
+  if (plain) return { kind: "literal", text: textOf(tokens) };
+  // The common shapes need no automaton: a literal with a star before
+  // and/or after it.
+  const before = tokens[0].kind === "star";
+  const after = tokens.length > 1 && tokens[tokens.length - 1].kind === "star";
+  const middle = tokens.slice(before ? 1 : 0, after ? -1 : undefined);
+  if (middle.every((t) => t.kind === "char")) {
+    return { kind: "affix", text: textOf(middle), before, after };
   }
   return { kind: "tokens", tokens };
 }
@@ -295,6 +300,10 @@ function segmentMatches(segment: Segment, name: string): boolean {
   switch (segment.kind) {
     case "literal":
       return segment.text === name;
+    case "affix":
+      if (segment.before && segment.after) return name.includes(segment.text);
+      if (segment.before) return name.endsWith(segment.text);
+      return name.startsWith(segment.text);
     case "tokens":
       return tokensMatch(segment.tokens, name);
     case "globstar":
@@ -308,6 +317,9 @@ function segmentMatches(segment: Segment, name: string): boolean {
  */
 function pathMatches(segments: Segment[], parts: string[]): boolean {
   const n = segments.length;
+  if (n === 1 && segments[0].kind !== "globstar") {
+    return parts.length === 1 && segmentMatches(segments[0], parts[0]);
+  }
   let current = new Uint8Array(n + 1);
   let next = new Uint8Array(n + 1);
   const close = (states: Uint8Array) => {
