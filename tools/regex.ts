@@ -41,13 +41,16 @@ export const V8_FLAGS_ARG = `--v8-flags=${V8_REGEX_FLAGS}`;
 /** Longest regular expression accepted, in characters. */
 export const MAX_REGEX_LENGTH = 4096;
 
+// V8's flag for its linear-time engine (not in the language standard).
+const LINEAR_FLAG = "l";
+
 let linear: boolean | undefined;
 
 /** Whether V8's linear-time engine (the `l` flag) is on in this process. */
 export function linearEngineAvailable(): boolean {
   if (linear === undefined) {
     try {
-      new RegExp("", "l");
+      new RegExp("", LINEAR_FLAG);
       linear = true;
     } catch {
       linear = false;
@@ -317,7 +320,7 @@ export function prepareRegex(
   const source = caseSensitive ? query : foldCase(query);
   if (linearEngineAvailable()) {
     try {
-      new RegExp(source, "l");
+      new RegExp(source, LINEAR_FLAG);
     } catch {
       throw new RegexError(
         query,
