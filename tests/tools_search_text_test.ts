@@ -200,3 +200,15 @@ Deno.test("matchLines: a job that throws fails alone, with its own error", async
     stopRegexWorker();
   }
 });
+
+Deno.test("matchLines: a final newline ends the last line without adding an empty one", async () => {
+  try {
+    const budget = new RegexBudget(5_000);
+    assert.deepEqual(await matchLines("^$", "", ["a\n"], 10, budget), []);
+    assert.deepEqual(await matchLines("^$", "", ["a\n\nb"], 10, budget), [
+      [0, 2, ""],
+    ]);
+  } finally {
+    stopRegexWorker();
+  }
+});

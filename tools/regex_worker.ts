@@ -30,6 +30,8 @@ self.onmessage = (event) => {
     const hits = [];
     outer: for (let f = 0; f < texts.length; f++) {
       const lines = texts[f].split("\\n");
+      // A final newline ends the last line; it does not start another.
+      if (lines[lines.length - 1] === "") lines.pop();
       for (let i = 0; i < lines.length; i++) {
         let line = lines[i];
         if (line.endsWith("\\r")) line = line.slice(0, -1);
