@@ -18,6 +18,14 @@ export interface Received {
   at: number;
 }
 
+/** A command that starts the server: program and all its arguments. */
+export interface LiveLaunch {
+  /** The program. */
+  command: string;
+  /** Its arguments. */
+  args: string[];
+}
+
 /** A server process started with `args`, initialized and ready. */
 export class LiveServer implements AsyncDisposable {
   readonly #child: Deno.ChildProcess;
@@ -27,8 +35,8 @@ export class LiveServer implements AsyncDisposable {
   readonly #reading: Promise<void>;
   #nextId = 1000;
 
-  private constructor(args: string[]) {
-    const { command, args: full } = serverCommand(args, target());
+  private constructor(args: string[], launch?: LiveLaunch) {
+    const { command, args: full } = launch ?? serverCommand(args, target());
     this.#child = new Deno.Command(command, {
       args: full,
       stdin: "piped",
@@ -40,9 +48,15 @@ export class LiveServer implements AsyncDisposable {
     this.#reading = this.#read();
   }
 
-  /** Start the server with `args` and complete the initialize handshake. */
-  static async start(args: string[]): Promise<LiveServer> {
-    const server = new LiveServer(args);
+  /**
+   * Start the server with `args` (or exactly the command `launch`) and
+   * complete the initialize handshake.
+   */
+  static async start(
+    args: string[],
+    launch?: LiveLaunch,
+  ): Promise<LiveServer> {
+    const server = new LiveServer(args, launch);
     const id = server.send("initialize", {
       protocolVersion: "2025-06-18",
       capabilities: {},
@@ -143,8 +157,15 @@ export class LiveServer implements AsyncDisposable {
   }
 
   /** CPU time (user + system) the process has used so far, in ms. */
-  cpuMs(): number {
-    const stat = Deno.readTextFileSync(`/proc/${this.pid}/stat`);
+  async cpuMs(): Promise<number> {
+    // Through cat: Deno grants /proc only to --allow-all, tests have
+    // --allow-run.
+    const { stdout } = await new Deno.Command("cat", {
+      args: [`/proc/${this.pid}/stat`],
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    const stat = new TextDecoder().decode(stdout);
     // Fields after the command name, which is in parentheses.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     const ticks = Number(fields[11]) + Number(fields[12]);
@@ -172,7 +193,7 @@ export async function cpuOver(
   server: LiveServer,
   windowMs: number,
 ): Promise<number> {
-  const before = server.cpuMs();
+  const before = await server.cpuMs();
   await new Promise((resolve) => setTimeout(resolve, windowMs));
-  return server.cpuMs() - before;
+  return await server.cpuMs() - before;
 }

@@ -99,6 +99,36 @@ Deno.test("five catastrophic regex searches are answered and leave no thread spi
   assert.ok(cpu < 300, `${cpu} ms of CPU in 1.5 s after the answers`);
 });
 
+Deno.test("run without the V8 regex flags, a regex that could backtrack badly is refused, others work", async () => {
+  await using ws = await tempRoot({ "evil.txt": `${"a".repeat(40)}b\n` });
+  await using server = await LiveServer.start([], {
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "--allow-read",
+      "--no-prompt",
+      `${PROJECT_ROOT}main.ts`,
+      "--root",
+      ws.root,
+    ],
+  });
+  const refused = resultOf(
+    (await server.response(
+      server.callTool("search_text", { query: "(a+)+$", regex: true }),
+      30_000,
+    )).message,
+  );
+  assert.equal(refused.isError, true);
+  assert.match(refused.content[0].text as string, /exponential time/);
+  const fine = resultOf(
+    (await server.response(
+      server.callTool("search_text", { query: "a+b$", regex: true }),
+      30_000,
+    )).message,
+  );
+  assert.equal(fine.structuredContent?.count, 1);
+});
+
 Deno.test("read_file of an ASCII source file costs at most 1.3 bytes on the wire per byte read", async () => {
   const source = await Deno.readTextFile(`${PROJECT_ROOT}mcp/jsonrpc.ts`);
   assert.ok(
