@@ -162,17 +162,19 @@ function resultOf(response: Json): Json | string {
 }
 
 /**
- * The text a tool returned: shipcode-mcp's `read_file` gives numbered lines
- * in `structuredContent`, the SDK baseline plain text content.
+ * The text a tool returned: shipcode-mcp's `read_file` gives the file's
+ * lines numbered like `cat -n` (its structured output has `startLine`),
+ * the SDK baseline the plain text.
  */
 function toolText(result: Json): string | undefined {
   if (result.isError === true) return undefined;
-  const lines = (result.structuredContent as Json | undefined)?.lines;
-  if (Array.isArray(lines)) {
-    return lines.map((line) => `${(line as Json).text}\n`).join("");
-  }
   const first = (result.content as Json[] | undefined)?.[0];
-  return first?.type === "text" ? first.text as string : undefined;
+  if (first?.type !== "text") return undefined;
+  const text = first.text as string;
+  const data = result.structuredContent as Json | undefined;
+  if (typeof data?.startLine !== "number") return text;
+  return text.split("\n").filter((line) => /^ *\d+\t/.test(line))
+    .map((line) => `${line.replace(/^ *\d+\t/, "")}\n`).join("");
 }
 
 /** The `file://` URI servers give the file `relative` under `root`. */

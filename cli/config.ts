@@ -8,6 +8,7 @@
  */
 
 import { type Config, DEFAULTS } from "./flags.ts";
+import { V8_FLAGS_ARG } from "../tools/regex.ts";
 
 /** The clients `config` knows, by the name used on the command line. */
 export const CLIENTS = [
@@ -78,9 +79,9 @@ export function serveArgs(config: Config): string[] {
 
 /**
  * What a client must spawn to serve `config`: the compiled binary itself,
- * or `deno run --allow-read --no-prompt <script>` with the same permissions
- * the `start` task grants (read only, never a prompt on the protocol's
- * stdin).
+ * or `deno run --allow-read --no-prompt --v8-flags=… <script>` with the
+ * same permissions and V8 flags the `start` task gives (read only, never a
+ * prompt on the protocol's stdin, the linear-time regex engine on).
  */
 export function launchCommand(
   program: RunningProgram,
@@ -90,7 +91,14 @@ export function launchCommand(
   if (program.standalone) return { command: program.execPath, args };
   return {
     command: program.execPath,
-    args: ["run", "--allow-read", "--no-prompt", program.mainScript, ...args],
+    args: [
+      "run",
+      "--allow-read",
+      "--no-prompt",
+      V8_FLAGS_ARG,
+      program.mainScript,
+      ...args,
+    ],
   };
 }
 

@@ -28,6 +28,7 @@ import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { VERSION } from "../cli/help.ts";
+import { V8_FLAGS_ARG } from "../tools/regex.ts";
 
 /** The targets `--all` builds, as `deno compile --target` names them. */
 export const TARGETS = [
@@ -102,7 +103,14 @@ async function compile(
   output: string,
   timeoutSeconds: number,
 ): Promise<CompileOutcome> {
-  const args = ["compile", ...PERMISSION_FLAGS, "--quiet", "-o", output];
+  const args = [
+    "compile",
+    ...PERMISSION_FLAGS,
+    V8_FLAGS_ARG,
+    "--quiet",
+    "-o",
+    output,
+  ];
   if (target !== undefined) args.push("--target", target);
   args.push(join(PROJECT_ROOT, "main.ts"));
   const child = new Deno.Command(Deno.execPath(), {

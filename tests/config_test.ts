@@ -17,6 +17,7 @@ import {
   unknownClientMessage,
 } from "../cli/config.ts";
 import { type Config, DEFAULTS } from "../cli/flags.ts";
+import { V8_FLAGS_ARG } from "../tools/regex.ts";
 
 const ROOT = "/home/ada/my project";
 const config: Config = { root: ROOT, ...DEFAULTS };
@@ -88,6 +89,7 @@ Deno.test("launchCommand: under deno, deno run with read-only, no-prompt permiss
       "run",
       "--allow-read",
       "--no-prompt",
+      V8_FLAGS_ARG,
       "/src/shipcode/main.ts",
       "--root",
       ROOT,

@@ -7,6 +7,7 @@
  */
 
 import { fileURLToPath } from "node:url";
+import { V8_FLAGS_ARG } from "../tools/regex.ts";
 
 /** The project's root directory. */
 export const PROJECT_ROOT: string = fileURLToPath(
@@ -40,6 +41,7 @@ export function serverCommand(args: string[] = [], which: Target = target()): {
           "run",
           "--allow-read",
           "--no-prompt",
+          V8_FLAGS_ARG,
           `${PROJECT_ROOT}main.ts`,
           ...args,
         ],
@@ -51,6 +53,7 @@ export function serverCommand(args: string[] = [], which: Target = target()): {
           "run",
           "--allow-read",
           "--no-prompt",
+          V8_FLAGS_ARG,
           `${PROJECT_ROOT}dist/shipcode-mcp.js`,
           ...args,
         ],

@@ -76,15 +76,19 @@ Deno.test("list_directory: sizes, depth, caps", async () => {
     path: "src",
     depth: 5,
   });
-  const data = top.structuredContent!;
-  assert.deepEqual(data.entries, [
-    { path: "src/.gitignore", type: "file", size: 13 },
-    { path: "src/lib", type: "directory" },
-    { path: "src/lib/deep", type: "directory" },
+  assert.deepEqual(top.structuredContent, {
+    path: "src",
+    count: 3,
+    truncated: true,
+  });
+  const lines = textOf(top).split("\n");
+  assert.deepEqual(lines.slice(0, 3), [
+    "src/.gitignore (13 bytes)",
+    "src/lib/",
+    "src/lib/deep/",
   ]);
-  assert.equal(data.truncated, true);
-  assert.match(data.note as string, /first 3 entries/);
-  assert.match(data.note as string, /capped at 2/);
+  assert.equal(lines.length, 4);
+  assert.match(lines[3], /^\[Only the first 3 entries .* capped at 2; .*\]$/);
 });
 
 Deno.test("find_files: name globs, path globs, limit", async () => {
@@ -94,23 +98,27 @@ Deno.test("find_files: name globs, path globs, limit", async () => {
     pattern: "*.ts",
     path: "src",
   });
-  assert.deepEqual(ts.structuredContent!.matches, [
-    "src/lib/util.ts",
-    "src/main.ts",
-  ]);
+  assert.equal(textOf(ts), "src/lib/util.ts\nsrc/main.ts");
+  assert.deepEqual(ts.structuredContent, {
+    pattern: "*.ts",
+    count: 2,
+    truncated: false,
+  });
   const deep = await call(server, session, "find_files", {
     pattern: "**/deeper/*",
   });
-  assert.deepEqual(deep.structuredContent!.matches, [
-    "docs/link_src/lib/deep/deeper/leaf.txt",
-    "src/lib/deep/deeper/leaf.txt",
-  ]);
+  assert.equal(
+    textOf(deep),
+    "docs/link_src/lib/deep/deeper/leaf.txt\nsrc/lib/deep/deeper/leaf.txt",
+  );
   const limited = await call(server, session, "find_files", {
     pattern: "*",
     limit: 2,
   });
-  assert.equal((limited.structuredContent!.matches as string[]).length, 2);
+  assert.equal(limited.structuredContent!.count, 2);
   assert.equal(limited.structuredContent!.truncated, true);
+  assert.equal(textOf(limited).split("\n").length, 3);
+  assert.match(textOf(limited), /\n\[More than 2 files match; .*\]$/);
 });
 
 Deno.test("file_info: file, text line count, directory, binary", async () => {

@@ -1,6 +1,19 @@
 import assert from "node:assert/strict";
 import { LARGE_FILE_BYTES, makeTempWorkspace } from "./tools_fixture.ts";
 import { call, textOf, toolServer } from "./tools_harness.ts";
+import type { JsonObject } from "../mcp/jsonrpc.ts";
+
+/** The numbered lines of a read_file answer's text, without its notes. */
+function linesOf(
+  result: { content: JsonObject[] },
+): { line: number; text: string }[] {
+  const out: { line: number; text: string }[] = [];
+  for (const row of textOf(result).split("\n")) {
+    const m = /^ *(\d+)\t(.*)$/s.exec(row);
+    if (m !== null) out.push({ line: Number(m[1]), text: m[2] });
+  }
+  return out;
+}
 
 Deno.test("read_file: line range with numbers, hasMore and totalLines", async () => {
   await using tmp = await makeTempWorkspace();
@@ -9,26 +22,38 @@ Deno.test("read_file: line range with numbers, hasMore and totalLines", async ()
   const data = all.structuredContent!;
   assert.equal(data.totalLines, 5);
   assert.equal(data.hasMore, false);
-  assert.deepEqual((data.lines as { line: number }[]).map((l) => l.line), [
-    1,
-    2,
-    3,
-    4,
-    5,
+  assert.deepEqual(linesOf(all).map((l) => l.line), [1, 2, 3, 4, 5]);
+  // The text is the file, numbered; structured output does not repeat it.
+  const file = await Deno.readTextFile(`${tmp.root}/src/main.ts`);
+  assert.equal(
+    textOf(all),
+    file.replace(/\n$/, "").split("\n").map((l, i) => `${i + 1}\t${l}`)
+      .join("\n"),
+  );
+  assert.deepEqual(Object.keys(data), [
+    "path",
+    "kind",
+    "size",
+    "mimeType",
+    "startLine",
+    "endLine",
+    "totalLines",
+    "hasMore",
+    "truncated",
   ]);
-  // The text content carries the same data.
-  assert.deepEqual(JSON.parse(textOf(all)), data);
   const part = await call(server, session, "read_file", {
     path: "src/main.ts",
     offset: 3,
     limit: 2,
   });
-  assert.deepEqual(part.structuredContent!.lines, [
+  assert.deepEqual(linesOf(part), [
     { line: 3, text: "export function main(): void {" },
     { line: 4, text: '  greet("world");' },
   ]);
   assert.equal(part.structuredContent!.hasMore, true);
-  assert.match(part.structuredContent!.note as string, /offset 5/);
+  assert.equal(part.structuredContent!.endLine, 4);
+  const last = textOf(part).split("\n").at(-1) as string;
+  assert.match(last, /^\[Lines 3-4 shown; .*offset 5\.\]$/);
   const past = await call(server, session, "read_file", {
     path: "src/main.ts",
     offset: 9,
@@ -43,19 +68,17 @@ Deno.test("read_file: UTF-16, unicode names, empty file", async () => {
   const utf16 = await call(server, session, "read_file", {
     path: "docs/utf16.txt",
   });
-  assert.deepEqual(utf16.structuredContent!.lines, [{
+  assert.deepEqual(linesOf(utf16), [{
     line: 1,
     text: "UTF-16 text, needle sixteen",
   }]);
   const jp = await call(server, session, "read_file", {
     path: "docs/日本語.txt",
   });
-  assert.equal(
-    (jp.structuredContent!.lines as { text: string }[])[0].text,
-    "日本語のテキスト",
-  );
+  assert.equal(linesOf(jp)[0].text, "日本語のテキスト");
   const empty = await call(server, session, "read_file", { path: "empty.txt" });
-  assert.deepEqual(empty.structuredContent!.lines, []);
+  assert.deepEqual(linesOf(empty), []);
+  assert.equal(textOf(empty), "[The file is empty.]");
   assert.equal(empty.structuredContent!.totalLines, 0);
 });
 
@@ -94,20 +117,20 @@ Deno.test("read_file: the byte cap cuts a large file and says how to go on", asy
   assert.equal(data.truncated, true);
   assert.equal(data.size, (await Deno.stat(`${tmp.root}/large.txt`)).size);
   assert.ok(data.size as number >= LARGE_FILE_BYTES);
-  const lines = data.lines as { line: number; text: string }[];
+  const lines = linesOf(big);
   const returned = lines.reduce((n, l) => n + l.text.length + 1, 0);
   assert.ok(returned <= 4096, `returned ${returned} bytes`);
-  assert.match(data.note as string, new RegExp(`offset ${lines.length + 1}`));
+  assert.match(
+    textOf(big).split("\n").at(-1) as string,
+    new RegExp(`4096-byte read limit .*offset ${lines.length + 1} `),
+  );
   // A range deep in the file is still readable under the cap.
   const deep = await call(server, session, "read_file", {
     path: "large.txt",
     offset: 30000,
     limit: 2,
   });
-  assert.deepEqual(
-    (deep.structuredContent!.lines as { line: number }[]).map((l) => l.line),
-    [30000, 30001],
-  );
+  assert.deepEqual(linesOf(deep).map((l) => l.line), [30000, 30001]);
   // An image over the cap is refused with a clear message.
   const small = await toolServer(tmp.root, { caps: { maxReadBytes: 10 } });
   const png = await call(small.server, small.session, "read_file", {

@@ -3,9 +3,17 @@ import { makeTempWorkspace } from "./tools_fixture.ts";
 import { call, textOf, toolServer } from "./tools_harness.ts";
 import {
   matchLines,
+  RegexBudget,
   RegexTimeoutError,
   stopRegexWorker,
 } from "../tools/regex_worker.ts";
+import { linearEngineAvailable } from "../tools/regex.ts";
+import type { JsonObject } from "../mcp/jsonrpc.ts";
+
+/** The path:line:text lines of a search_text answer, without its notes. */
+function hitsOf(result: { content: JsonObject[] }): string[] {
+  return textOf(result).split("\n").filter((l) => !l.startsWith("["));
+}
 
 Deno.test("search_text: literal, path:line:text, ignored and binary files skipped", async () => {
   await using tmp = await makeTempWorkspace();
@@ -13,9 +21,8 @@ Deno.test("search_text: literal, path:line:text, ignored and binary files skippe
   const result = await call(server, session, "search_text", {
     query: "needle",
   });
-  const paths = (result.structuredContent!.matches as { path: string }[]).map((
-    m,
-  ) => m.path);
+  const paths = hitsOf(result).map((m) => m.slice(0, m.indexOf(":")));
+  assert.equal(result.structuredContent!.count, paths.length);
   assert.deepEqual(paths, [
     "docs/héllo wörld.md",
     "docs/link_src/lib/deep/deeper/leaf.txt",
@@ -36,9 +43,16 @@ Deno.test("search_text: literal, path:line:text, ignored and binary files skippe
     caseSensitive: false,
     path: "src",
   });
-  assert.deepEqual(insensitive.structuredContent!.matches, [
-    { path: "src/lib/deep/deeper/leaf.txt", line: 2, text: "needle at depth" },
+  assert.deepEqual(hitsOf(insensitive), [
+    "src/lib/deep/deeper/leaf.txt:2:needle at depth",
   ]);
+  const insensitiveRegex = await call(server, session, "search_text", {
+    query: "NEEDLE A[S-U]",
+    regex: true,
+    caseSensitive: false,
+    path: "src",
+  });
+  assert.deepEqual(hitsOf(insensitiveRegex), hitsOf(insensitive));
   const all = await toolServer(tmp.root, { includeIgnored: true });
   const withIgnored = await call(all.server, all.session, "search_text", {
     query: "needle",
@@ -59,27 +73,23 @@ Deno.test("search_text: regex, glob, limit cap", async () => {
       glob: "src/**/*.ts",
     });
     assert.deepEqual(
-      (regex.structuredContent!.matches as { path: string; line: number }[])
-        .map((m) => `${m.path}:${m.line}`),
+      hitsOf(regex).map((m) => m.split(":").slice(0, 2).join(":")),
       ["src/lib/util.ts:1", "src/lib/util.ts:5"],
     );
     assert.equal(regex.structuredContent!.truncated, true);
-    assert.match(
-      regex.structuredContent!.note as string,
-      /Stopped at 2 matches/,
-    );
+    assert.match(textOf(regex), /\n\[Stopped at 2 matches;.*\]$/);
     const bad = await call(server, session, "search_text", {
       query: "([",
       regex: true,
     });
     assert.equal(bad.isError, true);
-    assert.match(textOf(bad), /not a valid regular expression/);
+    assert.match(textOf(bad), /^The regular expression "\(\[" is not valid/);
   } finally {
     stopRegexWorker();
   }
 });
 
-Deno.test("search_text: a catastrophic regex is stopped and the server keeps serving", async () => {
+Deno.test("search_text: a catastrophic regex answers fast (linear fallback) or is refused; the server keeps serving", async () => {
   await using tmp = await makeTempWorkspace();
   await Deno.writeTextFile(`${tmp.root}/evil.txt`, "a".repeat(40) + "!\n");
   const { server, session } = await toolServer(tmp.root);
@@ -88,38 +98,116 @@ Deno.test("search_text: a catastrophic regex is stopped and the server keeps ser
     const slow = await call(server, session, "search_text", {
       query: "^(a+)+$",
       regex: true,
+      caseSensitive: false,
       path: "evil.txt",
     });
     const took = performance.now() - started;
-    assert.equal(slow.isError, true);
-    assert.match(textOf(slow), /took too long/);
-    assert.ok(took < 10_000, `took ${took} ms`);
-    // The next regex search works on a fresh worker.
+    if (linearEngineAvailable()) {
+      assert.equal(slow.isError, undefined, textOf(slow));
+      assert.equal(slow.structuredContent!.count, 0);
+    } else {
+      assert.equal(slow.isError, true);
+      assert.match(textOf(slow), /could take exponential time/);
+    }
+    assert.ok(took < 2_000, `took ${took} ms`);
     const ok = await call(server, session, "search_text", {
       query: "a+!",
       regex: true,
       path: "evil.txt",
     });
-    assert.equal((ok.structuredContent!.matches as unknown[]).length, 1);
+    assert.deepEqual(hitsOf(ok), [`evil.txt:1:${"a".repeat(40)}!`]);
+    const refused = await call(server, session, "search_text", {
+      query: "(a)\\1",
+      regex: true,
+    });
+    assert.equal(refused.isError, true);
+    assert.match(textOf(refused), /backreference/);
   } finally {
     stopRegexWorker();
   }
 });
 
-Deno.test("matchLines: a call over its budget fails alone; the calls queued behind it still finish", async () => {
+Deno.test("search_text: an invalid giant regex fails its own call; a regex queued beside it succeeds", async () => {
+  await using tmp = await makeTempWorkspace();
+  const { server, session } = await toolServer(tmp.root);
   try {
-    const now = performance.now();
-    const evil = matchLines(
-      "^(a+)+$",
+    const [bad, good] = await Promise.all([
+      call(server, session, "search_text", {
+        query: "(".repeat(4_000_000),
+        regex: true,
+      }),
+      call(server, session, "search_text", {
+        query: "need+le in util",
+        regex: true,
+      }),
+    ]);
+    assert.equal(bad.isError, true);
+    assert.match(textOf(bad), /over the limit of 4096/);
+    assert.equal(good.isError, undefined, textOf(good));
+    assert.deepEqual(hitsOf(good).map((h) => h.split(":")[0]), [
+      "docs/link_src/lib/util.ts",
+      "src/lib/util.ts",
+    ]);
+  } finally {
+    stopRegexWorker();
+  }
+});
+
+// About 8 MB of lines that a simple regex scans in well over 5 ms.
+const BIG_TEXT = "xyzzy plugh\n".repeat(700_000);
+
+Deno.test("matchLines: a job over its budget fails alone; the jobs queued behind it still finish", async () => {
+  try {
+    const slow = matchLines("q.*z$", "", [BIG_TEXT], 10, new RegexBudget(5));
+    const fine = matchLines("b", "", ["a\nb\nab"], 10, new RegexBudget(5_000));
+    await assert.rejects(slow, RegexTimeoutError);
+    assert.deepEqual(await fine, [[0, 2, "b"], [0, 3, "ab"]]);
+  } finally {
+    stopRegexWorker();
+  }
+});
+
+Deno.test("matchLines: time spent waiting behind another call's matching is not charged", async () => {
+  try {
+    const started = performance.now();
+    const first = matchLines(
+      "q.*z$",
       "",
-      ["a".repeat(40) + "!"],
+      [BIG_TEXT],
       10,
-      now + 200,
-      200,
+      new RegexBudget(60_000),
     );
-    const fine = matchLines("b", "", ["a\nb\nab"], 10, now + 5_000, 5_000);
-    await assert.rejects(evil, RegexTimeoutError);
-    assert.deepEqual(await fine, [0, 2, 0, 3]);
+    // Queued behind a job that takes longer than this whole budget.
+    const budget = new RegexBudget(40);
+    const second = matchLines("b", "", ["a\nb"], 10, budget);
+    assert.deepEqual(await first, []);
+    const waited = performance.now() - started;
+    assert.ok(waited > 40, `the first job took only ${waited} ms`);
+    assert.deepEqual(await second, [[0, 2, "b"]]);
+    assert.ok(budget.remainingMs > 0);
+  } finally {
+    stopRegexWorker();
+  }
+});
+
+Deno.test("matchLines: a job that throws fails alone, with its own error", async () => {
+  try {
+    const broken = matchLines("([", "", ["x"], 10, new RegexBudget(5_000));
+    const fine = matchLines("x", "", ["x"], 10, new RegexBudget(5_000));
+    await assert.rejects(broken, /Invalid regular expression/);
+    assert.deepEqual(await fine, [[0, 1, "x"]]);
+  } finally {
+    stopRegexWorker();
+  }
+});
+
+Deno.test("matchLines: a final newline ends the last line without adding an empty one", async () => {
+  try {
+    const budget = new RegexBudget(5_000);
+    assert.deepEqual(await matchLines("^$", "", ["a\n"], 10, budget), []);
+    assert.deepEqual(await matchLines("^$", "", ["a\n\nb"], 10, budget), [
+      [0, 2, ""],
+    ]);
   } finally {
     stopRegexWorker();
   }

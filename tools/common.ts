@@ -1,6 +1,6 @@
 /**
- * What the workspace tools share: their caps, annotations, and the glob
- * library they load on first use.
+ * What the workspace tools share: their caps, annotations, glob matching
+ * and the pacing that keeps long calls cancellable.
  *
  * @module
  */
@@ -35,37 +35,59 @@ export const READ_ONLY: ToolAnnotations = {
   openWorldHint: false,
 };
 
-type Picomatch = (
-  glob: string,
-  options?: Record<string, unknown>,
-) => (path: string) => boolean;
-
-let picomatch: Promise<Picomatch> | undefined;
+export { GLOB_SYNTAX, globMatcher } from "./glob.ts";
 
 /**
- * A matcher for a glob over root-relative POSIX paths. A pattern without
- * "/" matches a file's name anywhere ("*.ts"); one with "/" matches the
- * path relative to `base` ("src/**\/*.ts" under the root).
+ * Most time a tool's loop runs before it yields to the event loop, in
+ * milliseconds: long enough to cost little, short enough that a cancel
+ * notification or a ping waiting on stdin is read promptly.
  */
-export async function globMatcher(
-  pattern: string,
-  base = "",
-): Promise<(relative: string) => boolean> {
-  const pm =
-    await (picomatch ??= import("picomatch").then((m) =>
-      m.default as unknown as Picomatch
-    ));
-  // dot: true because .git is excluded by the workspace already, and
-  // dotfiles such as .gitignore are ordinary files to a code reader.
-  const test = pm(pattern, { dot: true });
-  if (!pattern.includes("/")) {
-    return (relative) => test(relative.slice(relative.lastIndexOf("/") + 1));
+export const SLICE_MS = 10;
+
+/**
+ * Resolve after a real turn of the event loop, one in which the runtime
+ * waits for I/O, so input waiting on stdin (a cancel, a ping) is read. A
+ * timer does that; a message on a MessageChannel or an already-settled
+ * operation does not (the runtime does not poll I/O when work is ready).
+ */
+export function macrotask(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * Paces a long-running tool call: {@linkcode Pacer.due} says (cheaply)
+ * when the current slice of work is used up, and {@linkcode Pacer.pause}
+ * then yields a real macrotask so that input (a cancel, a ping) is read.
+ * Both throw the abort reason once the call is cancelled, so a loop that
+ * paces itself also stops with it.
+ */
+export class Pacer {
+  readonly #signal: AbortSignal;
+  #sliceEnd: number;
+
+  /** A pacer for the call whose cancellation `signal` carries. */
+  constructor(signal: AbortSignal) {
+    this.#signal = signal;
+    this.#sliceEnd = performance.now() + SLICE_MS;
   }
-  const prefix = base === "" ? "" : `${base}/`;
-  return (relative) =>
-    test(
-      relative.startsWith(prefix) ? relative.slice(prefix.length) : relative,
-    );
+
+  /** Whether the slice is used up (throws when the call was cancelled). */
+  due(): boolean {
+    this.#signal.throwIfAborted();
+    return performance.now() >= this.#sliceEnd;
+  }
+
+  /** Yield to the event loop, then start a new slice. */
+  async pause(): Promise<void> {
+    await macrotask();
+    this.#signal.throwIfAborted();
+    this.#sliceEnd = performance.now() + SLICE_MS;
+  }
+
+  /** Yield when the slice is used up; a no-op (but a check) otherwise. */
+  async tick(): Promise<void> {
+    if (this.due()) await this.pause();
+  }
 }
 
 /** "1 entry" / "2 entries". */

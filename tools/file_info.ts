@@ -53,7 +53,7 @@ export function fileInfoTool(ws: Workspace): Tool {
     name: "file_info",
     title: "File info",
     description:
-      "Describe a workspace path without reading it all: type (file, directory, other), size in bytes, last modification time (ISO 8601), MIME type by extension, whether it is text, and for text files the number of lines.",
+      "Describe a workspace path without reading it all: type (file, directory, other), size in bytes, last modification time (ISO 8601, left out where the file system has none), MIME type by extension, whether it is text, and for text files the number of lines.",
     inputSchema: {
       type: "object",
       properties: {
@@ -69,14 +69,14 @@ export function fileInfoTool(ws: Workspace): Tool {
       type: "object",
       properties: {
         path: { type: "string" },
-        type: { enum: ["file", "directory", "other"] },
+        type: { type: "string", enum: ["file", "directory", "other"] },
         size: { type: "integer", minimum: 0 },
-        modified: { type: ["string", "null"] },
+        modified: { type: "string" },
         mimeType: { type: "string" },
         isText: { type: "boolean" },
         lines: { type: "integer", minimum: 0 },
       },
-      required: ["path", "type", "size", "modified"],
+      required: ["path", "type", "size"],
     },
     annotations: READ_ONLY,
     async run(args, ctx) {
@@ -86,8 +86,9 @@ export function fileInfoTool(ws: Workspace): Tool {
         path: target.relative,
         type: info.isFile ? "file" : info.isDirectory ? "directory" : "other",
         size: info.size,
-        modified: info.mtime?.toISOString() ?? null,
       };
+      // Left out where the file system keeps no modification time.
+      if (info.mtime !== null) data.modified = info.mtime.toISOString();
       if (info.isFile) {
         const mimeType = await mimeTypeOf(target.relative);
         if (mimeType !== undefined) data.mimeType = mimeType;

@@ -1,14 +1,21 @@
 /**
- * `find_files`: workspace files whose path matches a glob.
+ * `find_files`: workspace files whose path matches a glob, one path per
+ * line; structured output holds the count alone.
  *
  * @module
  */
 
-import type { JsonObject } from "../mcp/jsonrpc.ts";
 import type { Tool } from "../mcp/tool.ts";
-import { structuredResult, toolError } from "../mcp/content.ts";
+import { textContent } from "../mcp/content.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { globMatcher, READ_ONLY, type ToolCaps } from "./common.ts";
+import {
+  GLOB_SYNTAX,
+  globMatcher,
+  Pacer,
+  READ_ONLY,
+  type ToolCaps,
+} from "./common.ts";
+import { MAX_GLOB_LENGTH } from "./glob.ts";
 
 /** Make the `find_files` tool over `ws`. */
 export function findFilesTool(
@@ -19,14 +26,14 @@ export function findFilesTool(
     name: "find_files",
     title: "Find files",
     description:
-      `Find files in the workspace whose path matches a glob pattern. A pattern without "/" matches file names anywhere ("*.ts", "README*"); a pattern with "/" matches the path relative to "path" ("src/**/*.test.ts"). Supports *, **, ?, [abc] and {a,b}. Results are sorted, relative to the workspace root, and skip .git and .gitignore'd files; at most ${caps.maxEntries}.`,
+      `Find files in the workspace whose path matches a glob pattern. A pattern without "/" matches file names anywhere ("*.ts", "README*"); a pattern with "/" matches the path relative to "path" ("src/**/*.test.ts"). Syntax: ${GLOB_SYNTAX}; matching is case-sensitive, * also matches names starting with ".", extended globs such as +(…) are refused, and patterns are at most ${MAX_GLOB_LENGTH} characters. Returns one path per line, sorted, relative to the workspace root, skipping .git and .gitignore'd files; at most ${caps.maxEntries}, with a last line in brackets when the list was cut.`,
     inputSchema: {
       type: "object",
       properties: {
         pattern: {
           type: "string",
           minLength: 1,
-          description: 'Glob, e.g. "*.ts" or "src/**/*.json".',
+          description: 'Glob, e.g. "*.ts" or "src/**/*.{json,yml}".',
         },
         path: {
           type: "string",
@@ -47,11 +54,10 @@ export function findFilesTool(
       type: "object",
       properties: {
         pattern: { type: "string" },
-        matches: { type: "array", items: { type: "string" } },
+        count: { type: "integer", minimum: 0 },
         truncated: { type: "boolean" },
-        note: { type: "string" },
       },
-      required: ["pattern", "matches", "truncated"],
+      required: ["pattern", "count", "truncated"],
     },
     annotations: READ_ONLY,
     async run(args, ctx) {
@@ -61,20 +67,14 @@ export function findFilesTool(
         (args.limit as number | undefined) ?? caps.maxEntries,
         caps.maxEntries,
       );
-      const start = await ws.resolve(path);
-      let matches: (relative: string) => boolean;
-      try {
-        matches = await globMatcher(pattern, start.relative);
-      } catch (error) {
-        return toolError(
-          `The pattern "${pattern}" is not a valid glob (${
-            (error as Error).message
-          }); use *, **, ?, [abc] and {a,b}.`,
-        );
-      }
+      // A pattern is refused (GlobError: a message for the model) before
+      // any work is done.
+      const matches = globMatcher(pattern, (await ws.resolve(path)).relative);
       const found: string[] = [];
+      const pacer = new Pacer(ctx.signal);
       let truncated = false;
       for await (const entry of ws.walk({ path, signal: ctx.signal })) {
+        if (pacer.due()) await pacer.pause();
         if (!entry.isFile || !matches(entry.relative)) continue;
         if (found.length === limit) {
           truncated = true;
@@ -82,15 +82,20 @@ export function findFilesTool(
         }
         found.push(entry.relative);
       }
-      const data: JsonObject = { pattern, matches: found, truncated };
+      const count = found.length;
       if (truncated) {
-        data.note =
-          `More than ${limit} files match; narrow the pattern or the path to see the rest.`;
-      } else if (found.length === 0) {
-        data.note =
-          'No files match; try a broader pattern such as "*" + an extension, or list_directory.';
+        found.push(
+          `[More than ${limit} files match; narrow the pattern or the path to see the rest.]`,
+        );
+      } else if (count === 0) {
+        found.push(
+          '[No files match; try a broader pattern such as "*" + an extension, or list_directory.]',
+        );
       }
-      return structuredResult(data);
+      return {
+        content: [textContent(found.join("\n"))],
+        structuredContent: { pattern, count, truncated },
+      };
     },
   };
 }

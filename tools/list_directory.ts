@@ -1,15 +1,15 @@
 /**
  * `list_directory`: the entries of a directory, with type and size, sorted,
- * optionally several levels deep.
+ * optionally several levels deep: one line per entry in the text, counts
+ * alone in structured output.
  *
  * @module
  */
 
-import type { JsonObject } from "../mcp/jsonrpc.ts";
 import type { Tool } from "../mcp/tool.ts";
-import { structuredResult } from "../mcp/content.ts";
+import { textContent } from "../mcp/content.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { READ_ONLY, type ToolCaps } from "./common.ts";
+import { Pacer, READ_ONLY, type ToolCaps } from "./common.ts";
 
 /** Make the `list_directory` tool over `ws`. */
 export function listDirectoryTool(
@@ -20,7 +20,7 @@ export function listDirectoryTool(
     name: "list_directory",
     title: "List directory",
     description:
-      `List the files and subdirectories of a workspace directory, sorted by name, with type and size in bytes. Paths are relative to the workspace root; .git and .gitignore'd entries are left out. "depth" (default 1, at most ${caps.maxDepth}) descends into subdirectories. At most ${caps.maxEntries} entries are returned.`,
+      `List the files and subdirectories of a workspace directory, sorted by name, one per line: a directory ends with "/", a file is followed by its size ("src/main.ts (1234 bytes)"), anything else by "(other)". Paths are relative to the workspace root; .git and .gitignore'd entries are left out. "depth" (default 1, at most ${caps.maxDepth}) descends into subdirectories. At most ${caps.maxEntries} entries are returned; a last line in brackets says when the list was cut.`,
     inputSchema: {
       type: "object",
       properties: {
@@ -41,22 +41,10 @@ export function listDirectoryTool(
       type: "object",
       properties: {
         path: { type: "string" },
-        entries: {
-          type: "array",
-          items: {
-            type: "object",
-            properties: {
-              path: { type: "string" },
-              type: { enum: ["file", "directory", "other"] },
-              size: { type: "integer", minimum: 0 },
-            },
-            required: ["path", "type"],
-          },
-        },
+        count: { type: "integer", minimum: 0 },
         truncated: { type: "boolean" },
-        note: { type: "string" },
       },
-      required: ["path", "entries", "truncated"],
+      required: ["path", "count", "truncated"],
     },
     annotations: READ_ONLY,
     async run(args, ctx) {
@@ -64,39 +52,43 @@ export function listDirectoryTool(
       const asked = (args.depth as number | undefined) ?? 1;
       const depth = Math.min(asked, caps.maxDepth);
       const start = await ws.resolve(path);
-      const entries: JsonObject[] = [];
+      const lines: string[] = [];
       const notes: string[] = [];
+      const pacer = new Pacer(ctx.signal);
       let truncated = false;
       for await (
         const entry of ws.walk({ path, maxDepth: depth, signal: ctx.signal })
       ) {
-        if (entries.length === caps.maxEntries) {
+        if (pacer.due()) await pacer.pause();
+        if (lines.length === caps.maxEntries) {
           truncated = true;
           notes.push(
             `Only the first ${caps.maxEntries} entries are shown; list a subdirectory or use a smaller depth to see the rest.`,
           );
           break;
         }
-        const item: JsonObject = {
-          path: entry.relative,
-          type: entry.isFile
-            ? "file"
-            : entry.isDirectory
-            ? "directory"
-            : "other",
-        };
-        if (entry.isFile) item.size = Deno.statSync(entry.absolute).size;
-        entries.push(item);
+        if (entry.isFile) {
+          const size = Deno.statSync(entry.absolute).size;
+          lines.push(`${entry.relative} (${size} bytes)`);
+        } else if (entry.isDirectory) {
+          lines.push(`${entry.relative}/`);
+        } else {
+          lines.push(`${entry.relative} (other)`);
+        }
       }
+      const count = lines.length;
       if (asked > caps.maxDepth) {
         truncated = true;
         notes.push(
           `Depth is capped at ${caps.maxDepth}; list a subdirectory to go deeper.`,
         );
       }
-      const data: JsonObject = { path: start.relative, entries, truncated };
-      if (notes.length > 0) data.note = notes.join(" ");
-      return structuredResult(data);
+      if (count === 0) notes.push("The directory is empty.");
+      if (notes.length > 0) lines.push(`[${notes.join(" ")}]`);
+      return {
+        content: [textContent(lines.join("\n"))],
+        structuredContent: { path: start.relative, count, truncated },
+      };
     },
   };
 }

@@ -1,6 +1,9 @@
 /**
- * `read_file`: a text file by line range, with line numbers; images and
- * audio as such; other binary files described instead of dumped.
+ * `read_file`: a text file by line range, as numbered lines (like
+ * `cat -n`); images and audio as such; other binary files described
+ * instead of dumped. The text block is the file's text; structured output
+ * holds only what describes it (range, totals, truncation), so an answer
+ * costs about what the file does.
  *
  * @module
  */
@@ -10,7 +13,7 @@ import type { ContentBlock, Tool } from "../mcp/tool.ts";
 import {
   audioContent,
   imageContent,
-  structuredResult,
+  textContent,
   toolError,
 } from "../mcp/content.ts";
 import {
@@ -20,7 +23,7 @@ import {
 } from "../workspace/content.ts";
 import type { Workspace } from "../workspace/workspace.ts";
 import { mimeTypeOf } from "../workspace/mime_lazy.ts";
-import { plural, READ_ONLY, type ToolCaps } from "./common.ts";
+import { Pacer, plural, READ_ONLY, type ToolCaps } from "./common.ts";
 
 /** Lines returned when the call gives no `limit`. */
 export const DEFAULT_LINE_LIMIT = 2000;
@@ -39,6 +42,20 @@ export async function sniff(absolute: string): Promise<Uint8Array> {
     filled += read;
   }
   return buffer.subarray(0, filled);
+}
+
+/**
+ * `lines` numbered from `first`, like `cat -n`: each number right-aligned
+ * to the width of the largest, then a tab, then the line.
+ */
+export function numberLines(lines: readonly string[], first: number): string {
+  const width = String(first + lines.length - 1).length;
+  let text = "";
+  for (let i = 0; i < lines.length; i++) {
+    if (i > 0) text += "\n";
+    text += `${String(first + i).padStart(width)}\t${lines[i]}`;
+  }
+  return text;
 }
 
 /** Whether files of this MIME type come back as media content. */
@@ -115,7 +132,7 @@ export function readFileTool(
     name: "read_file",
     title: "Read file",
     description:
-      `Read a text file from the workspace by line range; structuredContent.lines holds each line with its 1-based number. "offset" is the first line (default 1), "limit" the number of lines (default ${DEFAULT_LINE_LIMIT}); "hasMore" says whether lines follow. At most ${caps.maxReadBytes} bytes of text are returned per call. Images and audio come back as media content; other binary files are described (size, type) rather than shown.`,
+      `Read a text file from the workspace by line range. The text comes back as numbered lines, like cat -n: each line's 1-based number, a tab, then the line. "offset" is the first line (default 1), "limit" the number of lines (default ${DEFAULT_LINE_LIMIT}); when more lines follow, or the ${caps.maxReadBytes}-byte limit per call stops the output, a last line in brackets says so and gives the offset to continue from. structuredContent holds the range (startLine, endLine, totalLines when known, hasMore, truncated), not the text. Images and audio come back as media content; other binary files are described (size, type) rather than shown.`,
     inputSchema: {
       type: "object",
       properties: {
@@ -144,26 +161,14 @@ export function readFileTool(
       type: "object",
       properties: {
         path: { type: "string" },
-        kind: { enum: ["text", "image", "audio", "binary"] },
+        kind: { type: "string", enum: ["text", "image", "audio", "binary"] },
         size: { type: "integer", minimum: 0 },
         mimeType: { type: "string" },
         startLine: { type: "integer", minimum: 1 },
         endLine: { type: "integer", minimum: 0 },
         totalLines: { type: "integer", minimum: 0 },
         hasMore: { type: "boolean" },
-        lines: {
-          type: "array",
-          items: {
-            type: "object",
-            properties: {
-              line: { type: "integer", minimum: 1 },
-              text: { type: "string" },
-            },
-            required: ["line", "text"],
-          },
-        },
         truncated: { type: "boolean" },
-        note: { type: "string" },
       },
       required: ["path", "kind", "size", "truncated"],
     },
@@ -199,10 +204,19 @@ export function readFileTool(
         const block: ContentBlock = media === "image"
           ? imageContent(bytes.toBase64(), mimeType)
           : audioContent(bytes.toBase64(), mimeType);
-        return structuredResult(
-          { ...base, kind: media, size, mimeType, truncated: false },
-          [block],
-        );
+        return {
+          content: [
+            block,
+            textContent(`[${file.relative}: ${mimeType}, ${size} bytes]`),
+          ],
+          structuredContent: {
+            ...base,
+            kind: media,
+            size,
+            mimeType,
+            truncated: false,
+          },
+        };
       }
       const whole = size <= WHOLE_READ_BYTES
         ? await readWhole(file.absolute, size, ctx.signal)
@@ -211,25 +225,31 @@ export function readFileTool(
         await sniff(file.absolute);
       if (!isProbablyText(head)) {
         const type = mimeType ?? "application/octet-stream";
-        return structuredResult({
-          ...base,
-          kind: "binary",
-          size,
-          mimeType: type,
-          truncated: false,
-          note:
-            `Binary file (${size} bytes, ${type}); its bytes are not shown. Use file_info for details.`,
-        });
+        return {
+          content: [
+            textContent(
+              `[${file.relative} is a binary file (${size} bytes, ${type}); its bytes are not shown. Use file_info for details.]`,
+            ),
+          ],
+          structuredContent: {
+            ...base,
+            kind: "binary",
+            size,
+            mimeType: type,
+            truncated: false,
+          },
+        };
       }
 
       // Text: stop reading once the range is filled.
-      const lines: JsonObject[] = [];
+      const lines: string[] = [];
       let number = 0;
       let budget = caps.maxReadBytes;
       let truncated = false;
       let hasMore = false;
       let reachedEnd = true;
       const encoder = new TextEncoder();
+      const pacer = new Pacer(ctx.signal);
       // A UTF-8 file that fits the budget whole cannot overrun it, so its
       // lines need not be measured one by one.
       const measure = textEncodingOf(head) !== "utf-8" ||
@@ -237,10 +257,7 @@ export function readFileTool(
       const splitter = new LineSplitter();
       const take = (line: string): boolean => {
         number++;
-        if (number < offset) {
-          if (number % 4096 === 0) ctx.signal.throwIfAborted();
-          return true;
-        }
+        if (number < offset) return true;
         if (lines.length === limit || truncated) {
           hasMore = true;
           reachedEnd = false;
@@ -249,23 +266,24 @@ export function readFileTool(
         const bytes = measure ? encoder.encode(line).length + 1 : 0;
         if (bytes > budget) {
           truncated = true;
-          if (lines.length === 0) {
-            // One line larger than the whole budget: return its start.
-            lines.push({ line: number, text: line.slice(0, budget) });
-          }
+          // One line larger than the whole budget: return its start.
+          if (lines.length === 0) lines.push(line.slice(0, budget));
           hasMore = true;
           reachedEnd = false;
           return false;
         }
         budget -= bytes;
-        lines.push({ line: number, text: line });
+        lines.push(line);
         return true;
       };
       reading: {
         for await (const chunk of textChunks(file.absolute, head, whole)) {
-          for (const line of splitter.push(chunk)) {
-            if (!take(line)) break reading;
+          const split = splitter.push(chunk);
+          for (let i = 0; i < split.length; i++) {
+            if (!take(split[i])) break reading;
+            if ((i & 1023) === 1023 && pacer.due()) await pacer.pause();
           }
+          await pacer.tick();
         }
         for (const line of splitter.end()) take(line);
       }
@@ -276,6 +294,7 @@ export function readFileTool(
           }; offset ${offset} is past the end. Use an offset from 1 to ${number}.`,
         );
       }
+      const endLine = offset + lines.length - 1;
       const data: JsonObject = {
         ...base,
         kind: "text",
@@ -283,22 +302,25 @@ export function readFileTool(
       };
       if (mimeType !== undefined) data.mimeType = mimeType;
       data.startLine = offset;
-      data.endLine = offset + lines.length - 1;
+      data.endLine = endLine;
       if (reachedEnd) data.totalLines = number;
       data.hasMore = hasMore;
-      data.lines = lines;
       data.truncated = truncated;
+      let text = numberLines(lines, offset);
       if (truncated) {
-        data.note =
-          `Output stops at the ${caps.maxReadBytes}-byte read limit (--max-read-bytes); call again with offset ${
-            offset + lines.length
-          } for the rest.`;
+        text +=
+          `\n[Lines ${offset}-${endLine} shown: the ${caps.maxReadBytes}-byte read limit was reached; call again with offset ${
+            endLine + 1
+          } for the rest.]`;
       } else if (hasMore) {
-        data.note = `More lines follow; call again with offset ${
-          offset + lines.length
-        } to continue.`;
+        text +=
+          `\n[Lines ${offset}-${endLine} shown; more follow: call again with offset ${
+            endLine + 1
+          }.]`;
+      } else if (number === 0) {
+        text = "[The file is empty.]";
       }
-      return structuredResult(data);
+      return { content: [textContent(text)], structuredContent: data };
     },
   };
 }

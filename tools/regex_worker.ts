@@ -1,12 +1,19 @@
 /**
- * Regular-expression matching in a Worker, under a time budget.
+ * Regular-expression matching in a Worker, under a per-call time budget.
  *
- * JavaScript regexes backtrack, so a pattern like `(a+)+$` can run for
- * ages on one line, and a busy main thread cannot serve anyone else. The
- * matching therefore runs in a worker; when a call's budget runs out the
- * worker is terminated (which stops even a regex stuck in one `test`), that
- * call fails, and the calls that were waiting behind it go on in a fresh
- * worker.
+ * The main thread answers every request, so matching runs in a worker.
+ * Jobs are sent to it one at a time, in order: a job's clock starts when
+ * the worker starts on it, so a call's budget counts its own matching and
+ * nothing else (not the walk, the reads, or another call's batch). When a
+ * job overruns its call's remaining budget, or its call is cancelled, the
+ * worker is terminated and a fresh one takes the jobs behind it; a
+ * cancelled job that has not started is just dropped. Each job's failure
+ * (an error thrown while matching) is reported to that job alone.
+ *
+ * `terminate()` cannot interrupt a backtracking regex, so a budget alone
+ * does not bound CPU: regexes are checked by `regex.ts` to be executable in
+ * linear time first, and V8 then falls back to its linear engine whenever
+ * one backtracks too much.
  *
  * The worker's code is a self-contained string loaded from a Blob URL, so
  * it works the same from source, from the bundle and from a compiled
@@ -17,25 +24,31 @@
 
 const WORKER_SOURCE = `
 self.onmessage = (event) => {
-  const { id, source, flags, texts, limit } = event.data;
-  const re = new RegExp(source, flags);
-  const hits = [];
-  outer: for (let f = 0; f < texts.length; f++) {
-    const lines = texts[f].split("\\n");
-    for (let i = 0; i < lines.length; i++) {
-      let line = lines[i];
-      if (line.endsWith("\\r")) line = line.slice(0, -1);
-      if (re.test(line)) {
-        hits.push(f, i + 1);
-        if (hits.length / 2 >= limit) break outer;
+  const { id, source, flags, texts, limit, maxChars } = event.data;
+  try {
+    const re = new RegExp(source, flags);
+    const hits = [];
+    outer: for (let f = 0; f < texts.length; f++) {
+      const lines = texts[f].split("\\n");
+      // A final newline ends the last line; it does not start another.
+      if (lines[lines.length - 1] === "") lines.pop();
+      for (let i = 0; i < lines.length; i++) {
+        let line = lines[i];
+        if (line.endsWith("\\r")) line = line.slice(0, -1);
+        if (re.test(line)) {
+          hits.push([f, i + 1, line.length > maxChars ? line.slice(0, maxChars) + "…" : line]);
+          if (hits.length >= limit) break outer;
+        }
       }
     }
+    self.postMessage({ id, hits });
+  } catch (error) {
+    self.postMessage({ id, error: String(error && error.message || error) });
   }
-  self.postMessage({ id, hits });
 };
 `;
 
-/** Thrown when matching ran out of its time budget. */
+/** Thrown when a call's matching ran out of its time budget. */
 export class RegexTimeoutError extends Error {
   /** Make the error for a budget of `budgetMs`. */
   constructor(budgetMs: number) {
@@ -44,114 +57,164 @@ export class RegexTimeoutError extends Error {
   }
 }
 
+/** The matching time one search call may still spend, shared by its jobs. */
+export class RegexBudget {
+  /** The whole budget, in milliseconds. */
+  readonly totalMs: number;
+  /** What is left of it. */
+  remainingMs: number;
+
+  /** A budget of `totalMs` milliseconds of matching. */
+  constructor(totalMs: number) {
+    this.totalMs = totalMs;
+    this.remainingMs = totalMs;
+  }
+}
+
+/** One matching line: index of its text, 1-based line number, its text. */
+export type RegexHit = [text: number, line: number, content: string];
+
 interface MatchRequest {
   id: number;
   source: string;
   flags: string;
   texts: string[];
   limit: number;
+  maxChars: number;
 }
 
-interface Pending {
+interface Job {
   message: MatchRequest;
-  resolve(hits: number[]): void;
-  reject(error: Error): void;
+  budget: RegexBudget;
+  started: number;
+  timer?: ReturnType<typeof setTimeout>;
+  settle(error: Error | undefined, hits?: RegexHit[]): void;
 }
 
 let worker: Worker | undefined;
 let workerUrl: string | undefined;
 let nextId = 0;
-const pending = new Map<number, Pending>();
+let running: Job | undefined;
+const queue: Job[] = [];
 
 function startWorker(): Worker {
   workerUrl ??= URL.createObjectURL(
     new Blob([WORKER_SOURCE], { type: "application/javascript" }),
   );
   const w = new Worker(workerUrl, { type: "module" });
-  w.onmessage = (event: MessageEvent<{ id: number; hits: number[] }>) => {
-    const entry = pending.get(event.data.id);
-    pending.delete(event.data.id);
-    entry?.resolve(event.data.hits);
+  w.onmessage = (
+    event: MessageEvent<{ id: number; hits?: RegexHit[]; error?: string }>,
+  ) => {
+    const job = running;
+    if (job === undefined || job.message.id !== event.data.id) return;
+    finish(job);
+    const { error, hits } = event.data;
+    job.settle(
+      error === undefined ? undefined : new Error(`regex failed: ${error}`),
+      hits,
+    );
+    pump();
   };
   w.onerror = (event) => {
     event.preventDefault();
-    stopRegexWorker(new Error(`regex worker failed: ${event.message}`));
+    // The job it was running is the one that broke it.
+    if (running !== undefined) {
+      fail(running, new Error(`regex worker failed: ${event.message}`));
+    }
   };
   return w;
 }
 
-/**
- * Terminate the worker because of the call `culprit` (over its budget, or
- * cancelled): that call fails with `reason`, and the calls it held up are
- * sent again to a fresh worker, each still under its own deadline.
- */
-function stopFor(culprit: number, reason: Error): void {
-  const entry = pending.get(culprit);
-  if (entry === undefined) return;
-  pending.delete(culprit);
-  worker?.terminate();
-  worker = undefined;
-  entry.reject(reason);
-  if (pending.size === 0) return;
-  worker = startWorker();
-  for (const other of pending.values()) worker.postMessage(other.message);
+// Stop the clock of the running job and charge its time to its budget.
+function finish(job: Job): void {
+  clearTimeout(job.timer);
+  job.budget.remainingMs -= performance.now() - job.started;
+  running = undefined;
+}
+
+function pump(): void {
+  if (running !== undefined) return;
+  const job = queue.shift();
+  if (job === undefined) return;
+  running = job;
+  worker ??= startWorker();
+  job.started = performance.now();
+  job.timer = setTimeout(
+    () => fail(job, new RegexTimeoutError(job.budget.totalMs)),
+    Math.max(0, job.budget.remainingMs),
+  );
+  worker.postMessage(job.message);
 }
 
 /**
- * Terminate the worker (if any); calls waiting on it fail with `reason`.
- * The next match starts a new one.
+ * Fail `job` with `reason`: dropped from the queue if it has not started;
+ * if it is running, the worker is terminated (the only way to stop a match
+ * in progress) and the jobs behind it go on in a fresh one.
+ */
+function fail(job: Job, reason: Error): void {
+  if (job === running) {
+    finish(job);
+    worker?.terminate();
+    worker = undefined;
+  } else {
+    const at = queue.indexOf(job);
+    if (at === -1) return;
+    queue.splice(at, 1);
+  }
+  job.settle(reason);
+  pump();
+}
+
+/**
+ * Terminate the worker (if any); every job, running or queued, fails with
+ * `reason`. The next match starts a new worker.
  */
 export function stopRegexWorker(
   reason: Error = new Error("regex worker stopped"),
 ): void {
   worker?.terminate();
   worker = undefined;
-  for (const entry of pending.values()) entry.reject(reason);
-  pending.clear();
+  const jobs = running === undefined ? [...queue] : [running, ...queue];
+  if (running !== undefined) clearTimeout(running.timer);
+  running = undefined;
+  queue.length = 0;
+  for (const job of jobs) job.settle(reason);
 }
 
 /**
- * Lines of `texts` that `new RegExp(source, flags)` matches, as flat
- * `[textIndex, lineNumber, …]` pairs (1-based lines, at most `limit`
- * pairs). Rejects with {@linkcode RegexTimeoutError} when `deadline`
- * (a `performance.now()` time) passes first, and with the abort reason
- * when `signal` aborts.
+ * Lines of `texts` that `new RegExp(source, flags)` matches, at most
+ * `limit`, each with its text cut at `maxChars` characters. The time the
+ * worker spends on them is taken from `budget`; rejects with
+ * {@linkcode RegexTimeoutError} when the budget runs out first, and with
+ * the abort reason when `signal` aborts.
  */
 export function matchLines(
   source: string,
   flags: string,
   texts: string[],
   limit: number,
-  deadline: number,
-  budgetMs: number,
+  budget: RegexBudget,
   signal?: AbortSignal,
-): Promise<number[]> {
+  maxChars = Infinity,
+): Promise<RegexHit[]> {
   signal?.throwIfAborted();
-  const w = worker ??= startWorker();
-  const id = ++nextId;
-  return new Promise<number[]>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      // Terminating is the only way to stop a regex mid-match.
-      stopFor(id, new RegexTimeoutError(budgetMs));
-    }, Math.max(0, deadline - performance.now()));
-    const onAbort = () => stopFor(id, signal?.reason ?? new Error("aborted"));
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
+  if (budget.remainingMs <= 0) {
+    return Promise.reject(new RegexTimeoutError(budget.totalMs));
+  }
+  return new Promise<RegexHit[]>((resolve, reject) => {
+    const onAbort = () => fail(job, signal?.reason ?? new Error("aborted"));
+    const job: Job = {
+      message: { id: ++nextId, source, flags, texts, limit, maxChars },
+      budget,
+      started: 0,
+      settle(error, hits) {
+        signal?.removeEventListener("abort", onAbort);
+        if (error !== undefined) reject(error);
+        else resolve(hits ?? []);
+      },
     };
-    const message: MatchRequest = { id, source, flags, texts, limit };
-    pending.set(id, {
-      message,
-      resolve: (hits) => {
-        done();
-        resolve(hits);
-      },
-      reject: (error) => {
-        done();
-        reject(error);
-      },
-    });
-    w.postMessage(message);
+    signal?.addEventListener("abort", onAbort, { once: true });
+    queue.push(job);
+    pump();
   });
 }

@@ -1,19 +1,27 @@
 /**
  * `search_text`: lines of workspace files that contain a string or match a
- * regular expression, as `path:line:text`.
+ * regular expression, as `path:line:text` lines; structured output holds
+ * the counts alone.
  *
  * @module
  */
 
-import type { JsonObject } from "../mcp/jsonrpc.ts";
 import type { Tool } from "../mcp/tool.ts";
 import { textContent, toolError } from "../mcp/content.ts";
 import { decodeText, isProbablyText, readWhole } from "../workspace/content.ts";
 import type { Workspace } from "../workspace/workspace.ts";
-import { globMatcher, plural, READ_ONLY, type ToolCaps } from "./common.ts";
-import { matchLines, RegexTimeoutError } from "./regex_worker.ts";
+import {
+  GLOB_SYNTAX,
+  globMatcher,
+  Pacer,
+  plural,
+  READ_ONLY,
+  type ToolCaps,
+} from "./common.ts";
+import { MAX_REGEX_LENGTH, prepareRegex, type SearchRegex } from "./regex.ts";
+import { matchLines, RegexBudget, RegexTimeoutError } from "./regex_worker.ts";
 
-/** Time a whole regex search may spend matching, in milliseconds. */
+/** Time one regex search may spend matching (not walking or reading), in ms. */
 export const REGEX_BUDGET_MS = 3000;
 
 /** Longest line text returned per match, in characters. */
@@ -34,20 +42,17 @@ function clip(line: string): string {
     : line;
 }
 
-function lineAt(text: string, number: number): string {
-  let start = 0;
-  for (let i = 1; i < number; i++) start = text.indexOf("\n", start) + 1;
-  const end = text.indexOf("\n", start);
-  const line = text.slice(start, end === -1 ? text.length : end);
-  return line.endsWith("\r") ? line.slice(0, -1) : line;
-}
-
-function literalMatches(
+/**
+ * Lines of `text` containing `query` as [line number, line], at most
+ * `limit`; yields to the event loop through `pacer` on long texts.
+ */
+async function literalMatches(
   text: string,
   query: string,
   caseSensitive: boolean,
   limit: number,
-): [number, string][] {
+  pacer: Pacer,
+): Promise<[number, string][]> {
   const hits: [number, string][] = [];
   const haystack = caseSensitive ? text : text.toLowerCase();
   const needle = caseSensitive ? query : query.toLowerCase();
@@ -68,6 +73,7 @@ function literalMatches(
     ) {
       lineNumber++;
       lineStart = newline + 1;
+      if ((lineNumber & 4095) === 0 && pacer.due()) await pacer.pause();
     }
     const end = haystack.indexOf("\n", lineStart);
     const lineEnd = end === -1 ? haystack.length : end;
@@ -77,6 +83,7 @@ function literalMatches(
     hits.push([lineNumber, raw.endsWith("\r") ? raw.slice(0, -1) : raw]);
     from = lineEnd + 1;
     if (end === -1) break;
+    if (pacer.due()) await pacer.pause();
   }
   return hits;
 }
@@ -90,7 +97,7 @@ export function searchTextTool(
     name: "search_text",
     title: "Search text",
     description:
-      `Search the workspace's text files for lines containing "query" (or matching it as a JavaScript regular expression when "regex" is true). Case-sensitive unless "caseSensitive" is false. "path" limits the search to a directory, "glob" to matching files ("*.ts"). Returns path:line:text lines, at most ${caps.maxMatches} matches; skips binary files, files over ${caps.maxReadBytes} bytes, .git and .gitignore'd files.`,
+      `Search the workspace's text files for lines containing "query" (or matching it as a regular expression when "regex" is true). Case-sensitive unless "caseSensitive" is false. "path" limits the search to a directory or file, "glob" to files matching a glob ("*.ts", "src/**/*.{ts,js}"; syntax: ${GLOB_SYNTAX}). Returns one path:line:text line per match, at most ${caps.maxMatches} matches, with a last line in brackets when the search was cut or files were skipped; skips binary files, files over ${caps.maxReadBytes} bytes, .git and .gitignore'd files. Regexes use JavaScript syntax without flags (so no \\p{…}), at most ${MAX_REGEX_LENGTH} characters, and must run in linear time, as in ripgrep: backreferences and lookahead are refused; lookbehind works.`,
     inputSchema: {
       type: "object",
       properties: {
@@ -103,7 +110,7 @@ export function searchTextTool(
         regex: {
           type: "boolean",
           description:
-            "Treat query as a JavaScript regular expression (default false).",
+            "Treat query as a regular expression in JavaScript syntax, matchable in linear time (default false).",
         },
         caseSensitive: {
           type: "boolean",
@@ -133,24 +140,18 @@ export function searchTextTool(
       type: "object",
       properties: {
         query: { type: "string" },
-        matches: {
-          type: "array",
-          items: {
-            type: "object",
-            properties: {
-              path: { type: "string" },
-              line: { type: "integer", minimum: 1 },
-              text: { type: "string" },
-            },
-            required: ["path", "line", "text"],
-          },
-        },
+        count: { type: "integer", minimum: 0 },
         filesSearched: { type: "integer", minimum: 0 },
         filesSkipped: { type: "integer", minimum: 0 },
         truncated: { type: "boolean" },
-        note: { type: "string" },
       },
-      required: ["query", "matches", "filesSearched", "truncated"],
+      required: [
+        "query",
+        "count",
+        "filesSearched",
+        "filesSkipped",
+        "truncated",
+      ],
     },
     annotations: READ_ONLY,
     async run(args, ctx) {
@@ -162,29 +163,18 @@ export function searchTextTool(
         (args.limit as number | undefined) ?? caps.maxMatches,
         caps.maxMatches,
       );
-      let flags = caseSensitive ? "" : "i";
-      if (useRegex) {
-        try {
-          new RegExp(query, flags + "u");
-          flags += "u";
-        } catch {
-          try {
-            new RegExp(query, flags);
-          } catch (error) {
-            return toolError(
-              `"${query}" is not a valid regular expression (${
-                (error as Error).message
-              }); fix it, or pass regex: false to search for the text literally.`,
-            );
-          }
-        }
-      }
+      // Checked before anything is shared with other calls: a bad regex
+      // fails its own call alone (RegexError is a message for the model).
+      const regex: SearchRegex | undefined = useRegex
+        ? prepareRegex(query, caseSensitive)
+        : undefined;
       const start = await ws.resolve(path);
-      const inGlob = args.glob === undefined ? () => true : await globMatcher(
+      const inGlob = args.glob === undefined ? () => true : globMatcher(
         args.glob as string,
         start.info.isDirectory ? start.relative : "",
       );
 
+      const pacer = new Pacer(ctx.signal);
       // The files to search: the one named, or a walk of the directory.
       async function* files(): AsyncGenerator<
         { relative: string; absolute: string; size: number }
@@ -198,6 +188,7 @@ export function searchTextTool(
           return;
         }
         for await (const entry of ws.walk({ path, signal: ctx.signal })) {
+          if (pacer.due()) await pacer.pause();
           if (!entry.isFile || !inGlob(entry.relative)) continue;
           const info = Deno.statSync(entry.absolute);
           yield {
@@ -211,33 +202,30 @@ export function searchTextTool(
       const matches: Match[] = [];
       let searched = 0;
       let skipped = 0;
-      const deadline = performance.now() + REGEX_BUDGET_MS;
+      const budget = new RegexBudget(REGEX_BUDGET_MS);
       let batch: { path: string; text: string }[] = [];
       let batchChars = 0;
       const flush = async () => {
-        if (batch.length === 0 || matches.length >= limit) return;
+        if (regex === undefined || batch.length === 0) return;
+        if (matches.length >= limit) return;
         const hits = await matchLines(
-          query,
-          flags,
+          regex.source,
+          regex.flags,
           batch.map((f) => f.text),
           limit - matches.length,
-          deadline,
-          REGEX_BUDGET_MS,
+          budget,
           ctx.signal,
+          MAX_LINE_CHARS,
         );
-        for (let i = 0; i < hits.length; i += 2) {
-          const file = batch[hits[i]];
-          matches.push({
-            path: file.path,
-            line: hits[i + 1],
-            text: clip(lineAt(file.text, hits[i + 1])),
-          });
+        for (const [index, line, text] of hits) {
+          matches.push({ path: batch[index].path, line, text });
         }
         batch = [];
         batchChars = 0;
       };
       try {
         for await (const file of files()) {
+          if (pacer.due()) await pacer.pause();
           if (matches.length >= limit) break;
           if (file.size > caps.maxReadBytes) {
             skipped++;
@@ -250,19 +238,19 @@ export function searchTextTool(
           }
           searched++;
           const text = decodeText(bytes);
-          if (useRegex) {
+          if (regex !== undefined) {
             batch.push({ path: file.relative, text });
             batchChars += text.length;
             if (batchChars >= BATCH_CHARS) await flush();
           } else {
-            for (
-              const [line, lineText] of literalMatches(
-                text,
-                query,
-                caseSensitive,
-                limit - matches.length,
-              )
-            ) {
+            const hits = await literalMatches(
+              text,
+              query,
+              caseSensitive,
+              limit - matches.length,
+              pacer,
+            );
+            for (const [line, lineText] of hits) {
               matches.push({ path: file.relative, line, text: clip(lineText) });
             }
           }
@@ -271,23 +259,12 @@ export function searchTextTool(
       } catch (error) {
         if (error instanceof RegexTimeoutError) {
           return toolError(
-            `The regular expression "${query}" took too long (over ${REGEX_BUDGET_MS} ms) and was stopped; simplify it (avoid nested quantifiers such as (a+)+), narrow "path" or "glob", or search literally with regex: false.`,
+            `The regular expression "${query}" took too long (over ${REGEX_BUDGET_MS} ms of matching) and was stopped; narrow "path" or "glob", simplify it, or search literally with regex: false.`,
           );
         }
         throw error;
       }
       const truncated = matches.length >= limit;
-      const data: JsonObject = {
-        query,
-        matches: matches.map((m) => ({
-          path: m.path,
-          line: m.line,
-          text: m.text,
-        })),
-        filesSearched: searched,
-        filesSkipped: skipped,
-        truncated,
-      };
       const notes: string[] = [];
       if (truncated) {
         notes.push(
@@ -303,13 +280,20 @@ export function searchTextTool(
           } skipped (binary, or over ${caps.maxReadBytes} bytes).`,
         );
       }
-      if (matches.length === 0) notes.push("No matches.");
-      if (notes.length > 0) data.note = notes.join(" ");
+      if (matches.length === 0) {
+        notes.push(`No matches in ${plural(searched, "file", "files")}.`);
+      }
       const lines = matches.map((m) => `${m.path}:${m.line}:${m.text}`);
-      if (data.note !== undefined) lines.push(`(${data.note})`);
+      if (notes.length > 0) lines.push(`[${notes.join(" ")}]`);
       return {
         content: [textContent(lines.join("\n"))],
-        structuredContent: data,
+        structuredContent: {
+          query,
+          count: matches.length,
+          filesSearched: searched,
+          filesSkipped: skipped,
+          truncated,
+        },
       };
     },
   };
