@@ -85,7 +85,7 @@ const LF = 10;
  * Reads a child's stdout line by line without keeping it, and can stop
  * reading for a while (the pipe then fills and the server's writes block).
  */
-class LineReader {
+export class LineReader {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   readonly #keepBytes: number;
   readonly #onLine: (line: FloodLine) => void;
@@ -99,6 +99,10 @@ class LineReader {
   /** Resolves when stdout ends. */
   readonly done: Promise<void>;
 
+  /**
+   * Read `stream` at once, handing each line to `onLine`; lines longer than
+   * `keepBytes` are cut to their ends (see {@linkcode FloodLine}).
+   */
   constructor(
     stream: ReadableStream<Uint8Array>,
     keepBytes: number,
@@ -138,6 +142,9 @@ class LineReader {
         return;
       }
       if (chunk.done) return;
+      // A read already under way when `pause` was called may bring a
+      // chunk: it waits here, so no line is seen while paused.
+      await this.#gate;
       this.#take(chunk.value);
     }
   }
@@ -200,10 +207,6 @@ function concat(chunks: Uint8Array[]): Uint8Array {
     at += chunk.length;
   }
   return all;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** The `id` of a JSON-RPC response line from its first bytes, as text. */

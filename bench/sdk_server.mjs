@@ -19,6 +19,10 @@
  *   the tree. The SDK's `resources/list` takes no cursor (the callback gets
  *   no page to fill), so the whole listing comes back in one response.
  *
+ * The transport writes to stdout through `OneDrainListener`
+ * (one_drain_listener.mjs): the same backpressure, without the SDK's
+ * quadratic pile of `drain` listeners when the client reads slowly.
+ *
  * @module
  */
 
@@ -26,6 +30,7 @@ import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import { extname, isAbsolute, join, relative, sep } from "node:path";
 import process from "node:process";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { OneDrainListener } from "./one_drain_listener.mjs";
 import {
   McpServer,
   ResourceTemplate,
@@ -165,44 +170,6 @@ server.registerResource(
     };
   },
 );
-
-/**
- * `process.stdout` as the SDK's `StdioServerTransport` uses it (`write`,
- * then `once("drain")` when the write was not taken whole), with the same
- * backpressure but one `drain` listener in all.
- *
- * The transport adds a `once("drain")` listener for every message written
- * while the stream is full. When the reader falls behind (the bench's client
- * on a busy machine), tens of thousands pile up, and Node removes each one
- * with a linear search when `drain` fires: quadratic. With 100,000 pings it
- * spent some 24 s of CPU after the last response had been written (the
- * bench then killed it for not exiting: 137). Here each send still waits
- * for the next `drain`, as the transport intends; the waiters are resolved
- * from one array instead.
- */
-class OneDrainListener {
-  #stream;
-  #waiting = [];
-
-  constructor(stream) {
-    this.#stream = stream;
-    stream.on("drain", () => {
-      const waiting = this.#waiting;
-      this.#waiting = [];
-      for (const resolve of waiting) resolve();
-    });
-  }
-
-  write(chunk) {
-    return this.#stream.write(chunk);
-  }
-
-  once(event, listener) {
-    if (event === "drain") this.#waiting.push(listener);
-    else this.#stream.once(event, listener);
-    return this;
-  }
-}
 
 await server.connect(
   new StdioServerTransport(process.stdin, new OneDrainListener(process.stdout)),
