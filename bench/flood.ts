@@ -368,7 +368,8 @@ export async function runFlood(
   }
   const text = stderr.trim().slice(0, 1500);
   return {
-    result: { ms: lastAt - begin, rss: peak },
+    // No time to report when no response came.
+    result: { ms: answered > 0 ? lastAt - begin : NaN, rss: peak },
     failure: failure === undefined
       ? undefined
       : `${failure}${text ? `\nserver stderr:\n${text}` : ""}`,

@@ -92,6 +92,11 @@ export interface Verdict {
 }
 
 function metricValue(run: RunResult, metric: Metric): number | undefined {
+  const value = rawValue(run, metric);
+  return value !== undefined && Number.isFinite(value) ? value : undefined;
+}
+
+function rawValue(run: RunResult, metric: Metric): number | undefined {
   switch (metric) {
     case "time":
       return run.ms;
@@ -190,7 +195,7 @@ export function renderTable(
         : samples.partial
         ? [samples.partial]
         : [];
-      const times = shown.map((run) => run.ms);
+      const times = shown.map((run) => run.ms).filter(Number.isFinite);
       const range = times.length === 0
         ? "-"
         : `${formatMs(Math.min(...times))}..${formatMs(Math.max(...times))}`;

@@ -3,9 +3,9 @@
  * and the official SDK (on Node and on Deno), through real processes with
  * piped stdio. Three sections, all run by default:
  *
- * - `timing`: medians per workload and server, the targets of issue 2 as
- *   ratios marked PASS or FAIL, and the SDK/ours time ratios of the tools
- *   and resources workloads, which have no target;
+ * - `timing`: medians per workload and server, the start-up and ping
+ *   targets as ratios to the floor marked PASS or FAIL, and the SDK/ours
+ *   time ratios of the tools and resources workloads, which have no target;
  * - `wire`: bytes sent per byte of an ASCII source file that `read_file`
  *   returns (target ≤ 1.3);
  * - `memory`: peak RSS of ours (source and bundle) under floods (a slow
@@ -51,7 +51,7 @@ export const SECTIONS = ["timing", "wire", "memory"] as const;
 /** The servers whose memory the floods measure (with any `--add`ed). */
 const FLOOD_SERVERS = ["ours", "bundle"];
 
-/** The promises of issue 2, for our source build and for the bundle. */
+/** The start-up and ping promises, for our source build and for the bundle. */
 function timingTargets(): Target[] {
   const list: Target[] = [];
   for (const ours of ["ours", "bundle"]) {

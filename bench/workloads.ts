@@ -307,8 +307,8 @@ function reportedMatches(text: string): string[] {
 }
 
 /**
- * The workloads: those of issue 2 (startup, a ping flood), then tools
- * (issue 3) and resources (issue 4) over fixture directories.
+ * The workloads: startup and a ping flood, then tools and resources over
+ * fixture directories, then the bytes a file read puts on the wire.
  */
 export function defaultWorkloads(options: WorkloadOptions): Workload[] {
   const { fixtures } = options;
