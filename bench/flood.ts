@@ -174,8 +174,9 @@ export class LineReader {
       }
       return;
     }
-    const joined = concat([this.#tail, piece]);
-    this.#tail = joined.slice(-EDGE_BYTES);
+    this.#tail = piece.length >= EDGE_BYTES
+      ? piece.slice(-EDGE_BYTES)
+      : concat([this.#tail, piece]).slice(-EDGE_BYTES);
   }
 
   #emit(): void {
