@@ -25,26 +25,28 @@ function streamOf(chunks: string[]): ReadableStream<Uint8Array> {
   return ReadableStream.from(chunks.map((chunk) => encoder.encode(chunk)));
 }
 
-Deno.test("LineReader splits lines across chunks and keeps only the ends of long ones", async () => {
-  const long = "h".repeat(600) + "m".repeat(1000) + "t".repeat(600);
-  const text = `{"a":1}\n{"b":2}\n${long}\nlast\n`;
-  const chunks: string[] = [];
-  for (let at = 0; at < text.length; at += 100) {
-    chunks.push(text.slice(at, at + 100));
-  }
-  const lines: FloodLine[] = [];
-  const reader = new LineReader(streamOf(chunks), 1024, (l) => lines.push(l));
-  await reader.done;
-  assert.deepEqual(lines.map((l) => l.whole), [true, true, false, true]);
-  assert.equal(lines[0].text, '{"a":1}');
-  assert.equal(lines[1].text, '{"b":2}');
-  assert.equal(lines[2].bytes, long.length);
-  assert.equal(
-    lines[2].text,
-    `${"h".repeat(EDGE_BYTES)}…${"t".repeat(EDGE_BYTES)}`,
-  );
-  assert.equal(lines[3].text, "last");
-});
+for (const size of [100, 1000, 5000]) {
+  Deno.test(`LineReader splits lines across ${size}-byte chunks and keeps only the ends of long ones`, async () => {
+    const long = "h".repeat(600) + "m".repeat(1000) + "t".repeat(600);
+    const text = `{"a":1}\n{"b":2}\n${long}\nlast\n`;
+    const chunks: string[] = [];
+    for (let at = 0; at < text.length; at += size) {
+      chunks.push(text.slice(at, at + size));
+    }
+    const lines: FloodLine[] = [];
+    const reader = new LineReader(streamOf(chunks), 1024, (l) => lines.push(l));
+    await reader.done;
+    assert.deepEqual(lines.map((l) => l.whole), [true, true, false, true]);
+    assert.equal(lines[0].text, '{"a":1}');
+    assert.equal(lines[1].text, '{"b":2}');
+    assert.equal(lines[2].bytes, long.length);
+    assert.equal(
+      lines[2].text,
+      `${"h".repeat(EDGE_BYTES)}…${"t".repeat(EDGE_BYTES)}`,
+    );
+    assert.equal(lines[3].text, "last");
+  });
+}
 
 /**
  * A stand-in server: answers initialize (id 0), then, per request,
