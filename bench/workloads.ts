@@ -112,7 +112,7 @@ export interface WorkloadOptions {
 }
 
 /** The initialize request every bench client sends (id 0). */
-export const INITIALIZE_LINE = JSON.stringify({
+export const INITIALIZE_LINE: string = JSON.stringify({
   jsonrpc: "2.0",
   id: 0,
   method: "initialize",
