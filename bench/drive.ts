@@ -7,15 +7,10 @@
 
 import { peakRss } from "./measure.ts";
 import { type CommandSpec, ServerProcess } from "./process.ts";
+import type { RunResult } from "./report.ts";
 import type { Batch, Id, Workload } from "./workloads.ts";
 
-/** What one run measured. */
-export interface RunResult {
-  /** Milliseconds from the clock's start to the last expected response. */
-  ms: number;
-  /** Peak RSS in bytes, read before stdin was closed; undefined if unknown. */
-  rss: number | undefined;
-}
+export type { RunResult };
 
 /** A batch encoded once, so encoding is not part of any measurement. */
 export interface PreparedBatch {
@@ -32,6 +27,24 @@ export function prepare(batch: Batch): PreparedBatch {
 }
 
 const DEFAULT_CHUNK = 64 * 1024;
+
+/** How long a server may take to exit once its stdin is closed. */
+const EXIT_TIMEOUT_MS = 10_000;
+
+/**
+ * Bytes on stdout of the responses not to `beforeIds` (the handshake and
+ * warm-up), line ends included.
+ */
+function measuredBytes(lines: string[], beforeIds: Id[]): number {
+  const before = new Set(beforeIds.map((id) => JSON.stringify(id)));
+  const encoder = new TextEncoder();
+  let bytes = 0;
+  for (const line of lines) {
+    if (before.has(JSON.stringify(JSON.parse(line).id))) continue;
+    bytes += encoder.encode(line).length + 1;
+  }
+  return bytes;
+}
 
 /**
  * Run `workload` once on the server `spec` starts. `before` is sent and
@@ -71,15 +84,30 @@ export async function runOnce(
       end = await follow(server, workload, measured, chunk, followUps);
     }
     const rss = await peakRss(server.pid);
-    const code = await server.close();
+    const code = await server.close(EXIT_TIMEOUT_MS);
+    if (server.killed) {
+      throw new Error(
+        `did not exit within ${
+          EXIT_TIMEOUT_MS / 1000
+        } s of its stdin closing (all responses had arrived); killed`,
+      );
+    }
     if (code !== 0) throw new Error(`exited with code ${code}`);
     const ids = [
       ...measured.batch.ids,
       ...followUps.map((line) => JSON.parse(line).id as Id),
     ];
-    const problem = verify(server.outputLines(), beforeIds, ids, workload);
+    const lines = server.outputLines();
+    const problem = verify(lines, beforeIds, ids, workload);
     if (problem !== undefined) throw new Error(problem);
-    return { ms: end - start, rss };
+    const payloadBytes = measured.batch.payloadBytes;
+    if (payloadBytes === undefined) return { ms: end - start, rss };
+    return {
+      ms: end - start,
+      rss,
+      wireBytes: measuredBytes(lines, beforeIds),
+      payloadBytes,
+    };
   } catch (error) {
     try {
       server.child.kill("SIGKILL");

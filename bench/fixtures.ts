@@ -46,6 +46,33 @@ export function treeText(relative: string): string {
   return `This is ${relative}, one of the bench's generated files.\n`;
 }
 
+/** The path of the `index`th file of a flat directory: `f000042.txt`. */
+export function flatPath(index: number): string {
+  return `f${String(index).padStart(6, "0")}.txt`;
+}
+
+/**
+ * `bytes` bytes of ASCII text that look like source code, with quotes and
+ * backslashes that JSON must escape, as real source has: lines of `calls`
+ * calls of about 70 characters each; `seed` varies the text between files.
+ */
+export function sourceText(bytes: number, seed = 0, calls = 1): string {
+  const lines: string[] = [];
+  let length = 0;
+  for (let i = 0; length < bytes; i++) {
+    let line = `  const item${seed}_${i} = [`;
+    for (let call = 0; call < calls; call++) {
+      line += ` lookup("key-${(i + call) % 97}", { path: "src\\dir\\file${
+        i % 13
+      }.ts", count: ${i} }),`;
+    }
+    line += " ];\n";
+    lines.push(line);
+    length += line.length;
+  }
+  return lines.join("").slice(0, bytes - 1) + "\n";
+}
+
 async function tracked(): Promise<string[]> {
   const out = await new Deno.Command("git", {
     args: ["ls-files", "-z"],
@@ -66,6 +93,7 @@ export class Fixtures {
   readonly #made: string[] = [];
   #snapshot: Promise<Fixture> | undefined;
   readonly #trees = new Map<number, Promise<Fixture>>();
+  readonly #others = new Map<string, Promise<Fixture>>();
 
   /**
    * A copy of this repository's tracked regular files as they are in the
@@ -85,6 +113,85 @@ export class Fixtures {
     if (made === undefined) {
       made = this.#generate(count);
       this.#trees.set(count, made);
+    }
+    return made;
+  }
+
+  /**
+   * A directory of `count` files of exactly `bytes` bytes each, `big00.txt`,
+   * `big01.txt`…: ASCII source text (see {@linkcode sourceText}) in lines
+   * of some 700 bytes, so that a read with the default line limit (2,000)
+   * returns a whole megabyte.
+   */
+  bigFiles(count: number, bytes: number): Promise<Fixture> {
+    const key = `big:${count}:${bytes}`;
+    return this.#once(key, async () => {
+      const root = await this.#tempDir("shipcode-bench-big-");
+      const files: FixtureFile[] = [];
+      for (let i = 0; i < count; i++) {
+        const relative = `big${String(i).padStart(2, "0")}.txt`;
+        const data = new TextEncoder().encode(sourceText(bytes, i, 10));
+        await Deno.writeFile(`${root}/${relative}`, data);
+        files.push({ relative, bytes: data });
+      }
+      return { root, files };
+    });
+  }
+
+  /**
+   * A directory of `count` small files in one directory, `f000000.txt`…
+   * (see {@linkcode flatPath}), and a `.gitignore` that ignores none of them.
+   */
+  flat(count: number): Promise<Fixture> {
+    return this.#once(`flat:${count}`, async () => {
+      const root = await this.#tempDir("shipcode-bench-flat-");
+      const encoder = new TextEncoder();
+      const files: FixtureFile[] = [];
+      const batch = 1000;
+      for (let start = 0; start < count; start += batch) {
+        const writes: Promise<void>[] = [];
+        for (let i = start; i < Math.min(count, start + batch); i++) {
+          const relative = flatPath(i);
+          const bytes = encoder.encode(treeText(relative));
+          files.push({ relative, bytes });
+          writes.push(Deno.writeFile(`${root}/${relative}`, bytes));
+        }
+        await Promise.all(writes);
+      }
+      await Deno.writeTextFile(`${root}/.gitignore`, "*.log\n");
+      return { root, files };
+    });
+  }
+
+  /**
+   * A directory whose `count` files each hold `lines` lines containing
+   * `needle`, and a `.gitignore`: every search for `needle` stops at its
+   * match limit after a few files.
+   */
+  needles(count: number, lines: number, needle: string): Promise<Fixture> {
+    return this.#once(`needles:${count}:${lines}:${needle}`, async () => {
+      const root = await this.#tempDir("shipcode-bench-needles-");
+      const files: FixtureFile[] = [];
+      for (let i = 0; i < count; i++) {
+        const relative = `n${String(i).padStart(2, "0")}.ts`;
+        let text = "";
+        for (let line = 0; line < lines; line++) {
+          text += `export const value_${i}_${line} = "${needle} ${line}";\n`;
+        }
+        const data = new TextEncoder().encode(text);
+        await Deno.writeFile(`${root}/${relative}`, data);
+        files.push({ relative, bytes: data });
+      }
+      await Deno.writeTextFile(`${root}/.gitignore`, "*.log\nbuild/\n");
+      return { root, files };
+    });
+  }
+
+  #once(key: string, make: () => Promise<Fixture>): Promise<Fixture> {
+    let made = this.#others.get(key);
+    if (made === undefined) {
+      made = make();
+      this.#others.set(key, made);
     }
     return made;
   }

@@ -4,18 +4,35 @@
  * @module
  */
 
+/** Memory of a process from `/proc/<pid>/status`, in bytes. */
+export interface MemoryStatus {
+  /** Resident set size now (`VmRSS`). */
+  rss: number;
+  /** Peak resident set size so far (`VmHWM`, the high-water mark). */
+  peak: number;
+}
+
 /**
- * Peak resident set size of process `pid` in bytes (`VmHWM` in
- * `/proc/<pid>/status`), or undefined where `/proc` is not available.
- *
- * Read just before the bench closes the server's stdin, after the last
- * response arrived: the high-water mark then covers the whole workload, and
- * it is the server's own process (no wrapper such as `/usr/bin/time` to
- * spawn, and the same reading works for Deno and Node alike). Deno lets a
- * program read `/proc` only with `--allow-all`, so without it the file is
- * read by `cat` (the bench may run programs).
+ * The `VmRSS` and `VmHWM` lines of a `/proc/<pid>/status` text, in bytes,
+ * or undefined when either is missing (a process that has exited).
  */
-export async function peakRss(pid: number): Promise<number | undefined> {
+export function parseStatus(status: string): MemoryStatus | undefined {
+  const rss = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status);
+  const peak = /^VmHWM:\s+(\d+)\s+kB$/m.exec(status);
+  if (!rss || !peak) return undefined;
+  return { rss: Number(rss[1]) * 1024, peak: Number(peak[1]) * 1024 };
+}
+
+/**
+ * The memory of process `pid` (see {@linkcode MemoryStatus}), or undefined
+ * where `/proc` is not available or the process is gone.
+ *
+ * Deno lets a program read `/proc` only with `--allow-all`, so without it
+ * the file is read by `cat` (the bench may run programs).
+ */
+export async function memoryStatus(
+  pid: number,
+): Promise<MemoryStatus | undefined> {
   const path = `/proc/${pid}/status`;
   let status: string;
   try {
@@ -33,8 +50,20 @@ export async function peakRss(pid: number): Promise<number | undefined> {
       return undefined;
     }
   }
-  const match = /^VmHWM:\s+(\d+)\s+kB$/m.exec(status);
-  return match ? Number(match[1]) * 1024 : undefined;
+  return parseStatus(status);
+}
+
+/**
+ * Peak resident set size of process `pid` in bytes (`VmHWM`), or undefined
+ * where `/proc` is not available.
+ *
+ * Read just before the bench closes the server's stdin, after the last
+ * response arrived: the high-water mark then covers the whole workload, and
+ * it is the server's own process (no wrapper such as `/usr/bin/time` to
+ * spawn, and the same reading works for Deno and Node alike).
+ */
+export async function peakRss(pid: number): Promise<number | undefined> {
+  return (await memoryStatus(pid))?.peak;
 }
 
 /** The median of `values` (the mean of the middle two for an even count). */

@@ -33,6 +33,7 @@ export class ServerProcess {
   #taken = { lines: 0, chunk: 0, offset: 0 };
   #waiting: { count: number; resolve: (at: number) => void } | undefined;
   #closed = false;
+  #killed = false;
   readonly #reading: Promise<void>;
 
   /** Spawn `spec` with piped stdin, stdout and stderr. */
@@ -129,15 +130,22 @@ export class ServerProcess {
     return new TextDecoder().decode(concat(this.#stderr));
   }
 
+  /** Whether `close` had to kill the process (it outlived the timeout). */
+  get killed(): boolean {
+    return this.#killed;
+  }
+
   /**
    * Close stdin and wait for the process to exit; kill it if it takes longer
-   * than `timeoutMs`. Resolves with its exit code.
+   * than `timeoutMs` (then {@linkcode ServerProcess.killed} is true).
+   * Resolves with its exit code.
    */
   async close(timeoutMs = 10_000): Promise<number> {
     await this.#writer.close().catch(() => {});
     const timer = setTimeout(() => {
       try {
         this.child.kill("SIGKILL");
+        this.#killed = true;
       } catch {
         // Already gone.
       }

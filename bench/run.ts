@@ -1,49 +1,58 @@
 /**
  * `deno task bench`: shipcode-mcp against the floor (a minimal Deno loop)
  * and the official SDK (on Node and on Deno), through real processes with
- * piped stdio. Prints medians per workload and server, then the targets of
- * issue 2 as ratios marked PASS or FAIL, then the SDK/ours time ratios of
- * the tools and resources workloads (issues 3 and 4), which have no target.
+ * piped stdio. Three sections, all run by default:
+ *
+ * - `timing`: medians per workload and server, the start-up and ping
+ *   targets as ratios to the floor marked PASS or FAIL, and the SDK/ours
+ *   time ratios of the tools and resources workloads, which have no target;
+ * - `wire`: bytes sent per byte of an ASCII source file that `read_file`
+ *   returns (target ≤ 1.3);
+ * - `memory`: peak RSS of ours (source and bundle) under floods (a slow
+ *   reader, queued searches, distinct missing paths, paging a big
+ *   directory); target ≤ 300 MiB each.
+ *
+ * Every row says how many samples it holds. The bench exits 1 when a target
+ * fails or any run fails (a run that fails is not retried; its row says why).
  *
  * Runs are interleaved: every round runs each server once, in a shuffled
  * order, so that a noisy neighbour on the machine hits all servers alike.
  *
- * Flags: `--runs N` (startup runs, default 15), `--pings N` (default
- * 100000), `--ping-runs N` (default 3), `--first-runs N` (runs of the first
- * tools/list, default 10), `--io-runs N` (runs of each tools and resources
- * workload, default 3), `--calls N` (read_file calls, default 10000),
- * `--searches N` (search_text calls, default 100), `--files N` (files
- * listed, default 50000), `--reads N` (resources/read, default 1000),
- * `--servers a,b`, `--workloads a,b`,
- * `--check` (exit 1 when a target fails; otherwise the bench always exits 0:
- * it is a report), `--add "name=program arg ..."` (one more server, say a
- * variant of ours in another checkout, for an A/B comparison; repeatable).
+ * Flags (bench/README.md lists them with their defaults): `--sections`,
+ * `--servers`, `--workloads`, `--floods`, `--add`, and the sizes of every
+ * workload and flood.
  *
  * @module
  */
 
 import { parseArgs } from "node:util";
-import {
-  prepare,
-  type PreparedBatch,
-  runOnce,
-  type RunResult,
-} from "./drive.ts";
+import { prepare, type PreparedBatch, runOnce } from "./drive.ts";
 import { Fixtures } from "./fixtures.ts";
-import { shuffled } from "./measure.ts";
+import { runFlood } from "./flood.ts";
+import { defaultFloods, type Flood } from "./floods.ts";
+import { formatBytes, shuffled } from "./measure.ts";
 import type { CommandSpec } from "./process.ts";
 import {
+  exitCode,
+  failures,
   judge,
   renderTable,
   renderVerdicts,
   type Results,
+  type Samples,
   type Target,
 } from "./report.ts";
 import { SERVERS } from "./servers.ts";
 import { type Batch, defaultWorkloads, type Workload } from "./workloads.ts";
 
-/** The promises of issue 2, for our source build and for the bundle. */
-function targets(): Target[] {
+/** The parts of the report `--sections` chooses from. */
+export const SECTIONS = ["timing", "wire", "memory"] as const;
+
+/** The servers whose memory the floods measure (with any `--add`ed). */
+const FLOOD_SERVERS = ["ours", "bundle"];
+
+/** The start-up and ping promises, for our source build and for the bundle. */
+function timingTargets(): Target[] {
   const list: Target[] = [];
   for (const ours of ["ours", "bundle"]) {
     list.push(
@@ -82,6 +91,14 @@ function targets(): Target[] {
   return list;
 }
 
+/** Bytes on the wire per byte of file read: at most 1.3 for ours. */
+function wireTargets(): Target[] {
+  return [
+    { workload: "read_wire", metric: "wire", numerator: "ours", max: 1.3 },
+    { workload: "read_wire", metric: "wire", numerator: "bundle", max: 1.3 },
+  ];
+}
+
 /** SDK/ours time ratios of the tools and resources workloads: no target. */
 function sdkRatios(): Target[] {
   const list: Target[] = [];
@@ -103,7 +120,26 @@ function sdkRatios(): Target[] {
       });
     }
   }
+  for (const sdk of ["sdk-node", "sdk-deno"]) {
+    list.push({ workload: "read_wire", metric: "wire", numerator: sdk });
+  }
   return list;
+}
+
+/** Peak RSS under every flood, for every server the floods ran on. */
+function memoryTargets(
+  floods: readonly Flood[],
+  servers: readonly string[],
+  limitBytes: number,
+): Target[] {
+  return floods.flatMap((flood) =>
+    servers.map((server): Target => ({
+      workload: flood.key,
+      metric: "memory",
+      numerator: server,
+      max: limitBytes,
+    }))
+  );
 }
 
 function positive(value: string | undefined, fallback: number, flag: string) {
@@ -119,10 +155,29 @@ function list(value: string | undefined): string[] | undefined {
   return value?.split(",").map((item) => item.trim()).filter(Boolean);
 }
 
+function only<T extends { key: string }>(
+  items: readonly T[],
+  keys: string[] | undefined,
+  flag: string,
+): T[] {
+  const unknown = keys?.filter((key) =>
+    !items.some((item) => item.key === key)
+  );
+  if (unknown !== undefined && unknown.length > 0) {
+    throw new Error(
+      `--${flag}: unknown ${unknown.join(", ")}; choose from ${
+        items.map((item) => item.key).join(", ")
+      }`,
+    );
+  }
+  return items.filter((item) => !keys || keys.includes(item.key));
+}
+
 async function main(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
+      sections: { type: "string" },
       runs: { type: "string" },
       pings: { type: "string" },
       "ping-runs": { type: "string" },
@@ -134,10 +189,31 @@ async function main(args: string[]): Promise<number> {
       reads: { type: "string" },
       servers: { type: "string" },
       workloads: { type: "string" },
-      check: { type: "boolean", default: false },
+      floods: { type: "string" },
+      "flood-reads": { type: "string" },
+      "flood-read-bytes": { type: "string" },
+      "flood-pause": { type: "string" },
+      "flood-searches": { type: "string" },
+      "flood-missing": { type: "string" },
+      "flood-segments": { type: "string" },
+      "flood-files": { type: "string" },
+      "flood-timeout": { type: "string" },
+      "rss-limit": { type: "string" },
+      "rss-kill": { type: "string" },
       add: { type: "string", multiple: true },
     },
   });
+  const sections = list(values.sections) ?? [...SECTIONS];
+  const unknownSection = sections.find((section) =>
+    !(SECTIONS as readonly string[]).includes(section)
+  );
+  if (unknownSection !== undefined) {
+    throw new Error(
+      `--sections: unknown ${unknownSection}; choose from ${
+        SECTIONS.join(", ")
+      }`,
+    );
+  }
   const fixtures = new Fixtures();
   const workloads = defaultWorkloads({
     startupRuns: positive(values.runs, 15, "runs"),
@@ -151,10 +227,30 @@ async function main(args: string[]): Promise<number> {
     resourceReads: positive(values.reads, 1_000, "reads"),
     fixtures,
   });
+  const floods = defaultFloods({
+    reads: positive(values["flood-reads"], 2_000, "flood-reads"),
+    readBytes: positive(
+      values["flood-read-bytes"],
+      1_000_000,
+      "flood-read-bytes",
+    ),
+    pauseMs: positive(values["flood-pause"], 10, "flood-pause") * 1000,
+    searches: positive(values["flood-searches"], 10_000, "flood-searches"),
+    missing: positive(values["flood-missing"], 12_000, "flood-missing"),
+    segments: positive(values["flood-segments"], 60, "flood-segments"),
+    listFiles: positive(values["flood-files"], 100_000, "flood-files"),
+    fixtures,
+  });
+  const floodLimits = {
+    timeoutMs: positive(values["flood-timeout"], 120, "flood-timeout") * 1000,
+    killBytes: positive(values["rss-kill"], 1024, "rss-kill") * 2 ** 20,
+    sampleMs: 200,
+  };
+  const rssLimit = positive(values["rss-limit"], 300, "rss-limit") * 2 ** 20;
   const onlyServers = list(values.servers);
-  const onlyWorkloads = list(values.workloads);
 
   const ready: { name: string; spec: CommandSpec }[] = [];
+  const added: string[] = [];
   const legend: string[] = [];
   for (const server of SERVERS) {
     if (onlyServers && !onlyServers.includes(server.name)) continue;
@@ -176,42 +272,76 @@ async function main(args: string[]): Promise<number> {
       name,
       spec: { command: command[0], args: command.slice(1), cwd: Deno.cwd() },
     });
+    added.push(name);
   }
   console.log("servers");
   console.log(legend.join("\n"));
   console.log("");
 
   const results: Results = new Map();
-  const selected = workloads.filter((workload) =>
-    !onlyWorkloads || onlyWorkloads.includes(workload.key)
+  const selected = only(workloads, list(values.workloads), "workloads")
+    .filter((workload) => sections.includes(workload.section ?? "timing"));
+  const selectedFloods = sections.includes("memory")
+    ? only(floods, list(values.floods), "floods")
+    : [];
+  const floodServers = ready.filter((server) =>
+    FLOOD_SERVERS.includes(server.name) || added.includes(server.name)
   );
   try {
     for (const workload of selected) {
       await runWorkload(workload, ready, results);
     }
+    for (const flood of selectedFloods) {
+      await runFloodOn(flood, floodServers, floodLimits, results);
+    }
   } finally {
     await fixtures.remove();
   }
 
-  console.log(
-    renderTable(selected, ready.map((server) => server.name), results),
-  );
-  const verdicts = judge(targets(), results).filter((verdict) =>
-    verdict.status !== "SKIP"
-  );
+  const names = ready.map((server) => server.name);
+  console.log(renderTable(selected, names, results));
+  const verdicts = judge([
+    ...timingTargets(),
+    ...wireTargets(),
+    ...memoryTargets(
+      selectedFloods,
+      floodServers.map((server) => server.name),
+      rssLimit,
+    ),
+  ], results).filter((verdict) => verdict.status !== "SKIP");
+  if (selectedFloods.length > 0) {
+    console.log(
+      renderTable(
+        selectedFloods.map((flood) => ({
+          key: flood.key,
+          label: `memory: ${flood.label}`,
+        })),
+        names,
+        results,
+      ),
+    );
+  }
   if (verdicts.length > 0) console.log(renderVerdicts(verdicts));
   const ratios = judge(sdkRatios(), results).filter((verdict) =>
     verdict.status !== "SKIP"
   );
   if (ratios.length > 0) {
     console.log("");
-    console.log(renderVerdicts(ratios, "ratios (SDK/ours, no target)"));
+    console.log(renderVerdicts(ratios, "SDK measures (no target)"));
+  }
+  const failed = failures(results);
+  if (failed.length > 0) {
+    console.log("\nfailed runs");
+    for (const line of failed) console.log(`  ${line}`);
   }
   console.log(
     "\n(2 shared cores: numbers are noisy; compare ratios from one run.)",
   );
-  const failed = verdicts.some((verdict) => verdict.status === "FAIL");
-  return values.check && failed ? 1 : 0;
+  return exitCode([...verdicts, ...ratios], results);
+}
+
+function progress(text: string): void {
+  Deno.stderr.writeSync(new TextEncoder().encode(text));
 }
 
 async function runWorkload(
@@ -219,7 +349,7 @@ async function runWorkload(
   servers: { name: string; spec: CommandSpec }[],
   results: Results,
 ): Promise<void> {
-  Deno.stderr.writeSync(new TextEncoder().encode(`bench: ${workload.label} `));
+  progress(`bench: ${workload.label} `);
   const built = await workload.build();
   const measured: PreparedBatch = prepare(built);
   const before = [workload.handshake, built.warmUp]
@@ -240,34 +370,70 @@ async function runWorkload(
         args: [...server.spec.args, ...built.args ?? []],
       },
     }));
-  const byServer = new Map<string, RunResult[]>();
+  const byServer = new Map<string, Samples>();
   results.set(workload.key, byServer);
-  const failed = new Set<string>();
+  for (const server of eligible) {
+    byServer.set(server.name, { runs: [], planned: workload.runs });
+  }
   for (let round = 0; round < workload.runs; round++) {
     for (const server of shuffled(eligible)) {
-      if (failed.has(server.name)) continue;
+      const samples = byServer.get(server.name)!;
+      // A server that failed once is not run again: its row says why.
+      if (samples.failure !== undefined) continue;
       try {
-        const result = await runOnce(
-          server.spec,
-          workload,
-          measured,
-          handshake,
+        samples.runs.push(
+          await runOnce(server.spec, workload, measured, handshake),
         );
-        const runs = byServer.get(server.name) ?? [];
-        runs.push(result);
-        byServer.set(server.name, runs);
       } catch (error) {
-        failed.add(server.name);
+        samples.failure = (error as Error).message;
         console.error(
-          `\nbench: ${server.name} failed ${workload.key}: ${
-            (error as Error).message
-          }`,
+          `\nbench: ${server.name} failed ${workload.key}: ${samples.failure}`,
         );
       }
     }
-    Deno.stderr.writeSync(new TextEncoder().encode("."));
+    progress(".");
   }
-  Deno.stderr.writeSync(new TextEncoder().encode("\n"));
+  progress("\n");
+}
+
+async function runFloodOn(
+  flood: Flood,
+  servers: { name: string; spec: CommandSpec }[],
+  limits: Parameters<typeof runFlood>[2],
+  results: Results,
+): Promise<void> {
+  progress(`bench: memory: ${flood.label} `);
+  const built = await flood.build();
+  const byServer = new Map<string, Samples>();
+  results.set(flood.key, byServer);
+  for (const server of shuffled(servers)) {
+    const outcome = await runFlood(
+      { ...server.spec, args: [...server.spec.args, ...built.args] },
+      built.plan(),
+      limits,
+    );
+    const notes = [outcome.note];
+    if (outcome.rssAfter !== undefined) {
+      notes.push(`RSS at the end ${formatBytes(outcome.rssAfter)}`);
+    }
+    const samples: Samples = {
+      runs: [],
+      planned: 1,
+      note: notes.filter(Boolean).join("; "),
+    };
+    if (outcome.failure === undefined) {
+      samples.runs.push(outcome.result);
+    } else {
+      samples.failure = outcome.failure;
+      samples.partial = outcome.result;
+      console.error(
+        `\nbench: ${server.name} failed ${flood.key}: ${outcome.failure}`,
+      );
+    }
+    byServer.set(server.name, samples);
+    progress(".");
+  }
+  progress("\n");
 }
 
 if (import.meta.main) {

@@ -19,6 +19,10 @@
  *   the tree. The SDK's `resources/list` takes no cursor (the callback gets
  *   no page to fill), so the whole listing comes back in one response.
  *
+ * The transport writes to stdout through `OneDrainListener`
+ * (one_drain_listener.mjs): the same backpressure, without the SDK's
+ * quadratic pile of `drain` listeners when the client reads slowly.
+ *
  * @module
  */
 
@@ -26,6 +30,7 @@ import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import { extname, isAbsolute, join, relative, sep } from "node:path";
 import process from "node:process";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { OneDrainListener } from "./one_drain_listener.mjs";
 import {
   McpServer,
   ResourceTemplate,
@@ -166,4 +171,6 @@ server.registerResource(
   },
 );
 
-await server.connect(new StdioServerTransport());
+await server.connect(
+  new StdioServerTransport(process.stdin, new OneDrainListener(process.stdout)),
+);

@@ -100,6 +100,10 @@ async function prepareSdkForNode(): Promise<string | undefined> {
     }
   }
   await Deno.copyFile(SDK_SERVER, `${SDK_NODE_DIR}/sdk_server.mjs`);
+  await Deno.copyFile(
+    `${PROJECT_ROOT}bench/one_drain_listener.mjs`,
+    `${SDK_NODE_DIR}/one_drain_listener.mjs`,
+  );
   return undefined;
 }
 

@@ -6,7 +6,13 @@
  */
 
 import { pathToFileURL } from "node:url";
-import { type Fixture, type Fixtures, treePath, treeText } from "./fixtures.ts";
+import {
+  type Fixture,
+  type FixtureFile,
+  type Fixtures,
+  treePath,
+  treeText,
+} from "./fixtures.ts";
 
 /** A request id as the bench writes it. */
 export type Id = number | string;
@@ -28,14 +34,25 @@ export interface Batch {
    * first use (only on the batch `build` returns; `send` clock only).
    */
   warmUp?: Batch;
+  /**
+   * Bytes of content the measured responses carry (say, the file read):
+   * when set, the bench reports response bytes per content byte (only on
+   * the batch `build` returns).
+   */
+  payloadBytes?: number;
 }
 
 /** One thing the bench measures on every server that supports it. */
 export interface Workload {
   /** Short name used in targets and `--workloads`. */
   key: string;
-  /** What it measures, for the table. */
+  /** What it measures, for the table (`build` may make it more precise). */
   label: string;
+  /**
+   * The part of the report it belongs to (default `timing`): `--sections`
+   * picks which run.
+   */
+  section?: "timing" | "wire";
   /**
    * Where the clock starts: at `spawn` (startup: the time to the last
    * response includes starting the process), or at the first write of the
@@ -95,7 +112,7 @@ export interface WorkloadOptions {
 }
 
 /** The initialize request every bench client sends (id 0). */
-export const INITIALIZE_LINE = JSON.stringify({
+export const INITIALIZE_LINE: string = JSON.stringify({
   jsonrpc: "2.0",
   id: 0,
   method: "initialize",
@@ -152,7 +169,8 @@ function warmUp(line: (id: Id) => string): Batch {
   return { lines: [line("warm-up")], ids: ["warm-up"] };
 }
 
-type Json = Record<string, unknown>;
+/** A parsed JSON object. */
+export type Json = Record<string, unknown>;
 
 /** The result of a response, or what is wrong with it. */
 function resultOf(response: Json): Json | string {
@@ -162,19 +180,52 @@ function resultOf(response: Json): Json | string {
 }
 
 /**
- * The text a tool returned: shipcode-mcp's `read_file` gives the file's
- * lines numbered like `cat -n` (its structured output has `startLine`),
- * the SDK baseline the plain text.
+ * The texts a tool result may carry a file in: shipcode-mcp's numbered
+ * lines in `structuredContent`, and the first text block as it is.
  */
-function toolText(result: Json): string | undefined {
-  if (result.isError === true) return undefined;
+function toolTexts(result: Json): string[] {
+  if (result.isError === true) return [];
+  const texts: string[] = [];
+  const lines = (result.structuredContent as Json | undefined)?.lines;
+  if (Array.isArray(lines)) {
+    texts.push(lines.map((line) => `${(line as Json).text}\n`).join(""));
+  }
   const first = (result.content as Json[] | undefined)?.[0];
-  if (first?.type !== "text") return undefined;
-  const text = first.text as string;
-  const data = result.structuredContent as Json | undefined;
-  if (typeof data?.startLine !== "number") return text;
-  return text.split("\n").filter((line) => /^ *\d+\t/.test(line))
-    .map((line) => `${line.replace(/^ *\d+\t/, "")}\n`).join("");
+  if (first?.type === "text" && typeof first.text === "string") {
+    texts.push(first.text);
+  }
+  return texts;
+}
+
+/**
+ * Whether `text` is `expected` with a line number before each line
+ * (`12: `, `12\t`, `12 | `, `   12→` and the like), as a tool may number
+ * the lines of the file it returns.
+ */
+export function isNumberedText(text: string, expected: string): boolean {
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  let line = 0;
+  const stripped = lines.map((each) => {
+    line++;
+    const match = /^ *(\d+)(?:\t| ?[:|→] ?)/.exec(each);
+    return match && Number(match[1]) === line
+      ? each.slice(match[0].length)
+      : undefined;
+  });
+  if (stripped.some((each) => each === undefined)) return false;
+  const joined = stripped.join("\n");
+  return joined === expected || `${joined}\n` === expected;
+}
+
+/**
+ * Whether a tool result carries exactly the file `expected`: as its text,
+ * as numbered lines, or as shipcode-mcp's structured lines.
+ */
+export function returnsFile(result: Json, expected: string): boolean {
+  return toolTexts(result).some((text) =>
+    text === expected || isNumberedText(text, expected)
+  );
 }
 
 /** The `file://` URI servers give the file `relative` under `root`. */
@@ -184,6 +235,36 @@ function fileUri(root: string, relative: string): string {
 
 /** The small file `read_file` reads, in the repository copy. */
 export const SMALL_FILE = "bench/floor.ts";
+
+/** The largest file the wire workload may pick (well under any read cap). */
+export const WIRE_FILE_MAX_BYTES = 64 * 1024;
+
+/**
+ * The source file the wire workload reads: the largest `.ts` file of at most
+ * `maxBytes` whose bytes are all ASCII (ties broken by name), or undefined.
+ */
+export function pickAsciiSource(
+  files: readonly FixtureFile[],
+  maxBytes = WIRE_FILE_MAX_BYTES,
+): FixtureFile | undefined {
+  let best: FixtureFile | undefined;
+  for (const file of files) {
+    if (!file.relative.endsWith(".ts") || file.bytes.length > maxBytes) {
+      continue;
+    }
+    if (file.bytes.length === 0 || file.bytes.some((byte) => byte >= 0x80)) {
+      continue;
+    }
+    if (
+      best === undefined || file.bytes.length > best.bytes.length ||
+      (file.bytes.length === best.bytes.length &&
+        file.relative < best.relative)
+    ) {
+      best = file;
+    }
+  }
+  return best;
+}
 
 /** The literal `search_text` looks for in the repository copy. */
 export const SEARCH_QUERY = "structuredContent";
@@ -226,8 +307,8 @@ function reportedMatches(text: string): string[] {
 }
 
 /**
- * The workloads: those of issue 2 (startup, a ping flood), then tools
- * (issue 3) and resources (issue 4) over fixture directories.
+ * The workloads: startup and a ping flood, then tools and resources over
+ * fixture directories, then the bytes a file read puts on the wire.
  */
 export function defaultWorkloads(options: WorkloadOptions): Workload[] {
   const { fixtures } = options;
@@ -313,7 +394,7 @@ export function defaultWorkloads(options: WorkloadOptions): Workload[] {
         check: (response) => {
           const result = resultOf(response);
           if (typeof result === "string") return result;
-          return toolText(result) === expected
+          return returnsFile(result, expected)
             ? undefined
             : `read_file did not return ${SMALL_FILE}: ${
               JSON.stringify(result).slice(0, 300)
@@ -473,6 +554,46 @@ export function defaultWorkloads(options: WorkloadOptions): Workload[] {
             }`;
         },
       };
+    })(),
+    ((): Workload => {
+      let expected = "";
+      const workload: Workload = {
+        key: "read_wire",
+        label: "bytes on the wire per byte of an ASCII source file (read_file)",
+        section: "wire",
+        clock: "send",
+        runs: 1,
+        handshake: HANDSHAKE,
+        exclude: noFloor,
+        build: async () => {
+          const repo = await fixtures.repository();
+          const file = pickAsciiSource(repo.files);
+          if (file === undefined) {
+            throw new Error(
+              `no ASCII .ts file of at most ${WIRE_FILE_MAX_BYTES} bytes in the repository`,
+            );
+          }
+          expected = new TextDecoder().decode(file.bytes);
+          workload.label =
+            `bytes on the wire per byte of an ASCII source file (read_file ${file.relative}, ${file.bytes.length} bytes)`;
+          return {
+            lines: [toolCall(1, "read_file", { path: file.relative })],
+            ids: [1],
+            args: ["--root", repo.root],
+            payloadBytes: file.bytes.length,
+          };
+        },
+        check: (response) => {
+          const result = resultOf(response);
+          if (typeof result === "string") return result;
+          return returnsFile(result, expected)
+            ? undefined
+            : `read_file did not return the file: ${
+              JSON.stringify(result).slice(0, 300)
+            }`;
+        },
+      };
+      return workload;
     })(),
   ];
 }
