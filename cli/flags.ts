@@ -7,6 +7,10 @@
 
 import { isLogLevel, type LogLevel } from "../mcp/log.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../mcp/line_stream.ts";
+import {
+  isProtocolVersion,
+  PROTOCOL_VERSIONS,
+} from "../mcp/protocol_versions.ts";
 
 /** Everything the flags configure. */
 export interface Config {
@@ -47,6 +51,15 @@ export const DEFAULTS: Omit<Config, "root"> = {
   maxDepth: 8,
   includeIgnored: false,
 };
+
+/**
+ * The protocol versions `config` writes into a client's configuration when
+ * `--protocol-versions` is not given: every version, newest first, so a
+ * pasted configuration serves every client, whatever version it speaks.
+ */
+export const CLIENT_PROTOCOL_VERSIONS: readonly string[] = [
+  ...PROTOCOL_VERSIONS,
+].reverse();
 
 /** What was asked for on the command line. */
 export type Command =
@@ -230,6 +243,14 @@ export function parseFlags(args: string[], cwd: string): Command {
         `--protocol-versions takes dates like 2025-06-18, comma-separated, most preferred first; got "${versions}".`,
       );
     }
+    const unknown = protocolVersions.find((v) => !isProtocolVersion(v));
+    if (unknown !== undefined) {
+      throw new UsageError(
+        `--protocol-versions: this server does not speak MCP ${unknown}; choose from ${
+          PROTOCOL_VERSIONS.join(", ")
+        }, comma-separated, most preferred first.`,
+      );
+    }
   }
   const root = text(values, "root");
   if (root !== undefined && root.trim() === "") {
@@ -279,6 +300,9 @@ export function parseFlags(args: string[], cwd: string): Command {
   if (positionals.length === 0) return { kind: "serve", config };
   if (positionals[0] === "config") {
     if (positionals.length <= 2) {
+      if (versions === undefined) {
+        config.protocolVersions = [...CLIENT_PROTOCOL_VERSIONS];
+      }
       return { kind: "config", client: positionals[1], config };
     }
     throw new UsageError(

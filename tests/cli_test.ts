@@ -7,7 +7,8 @@
 
 import { strict as assert } from "node:assert";
 import { join } from "node:path";
-import { FLAG_NAMES } from "../cli/flags.ts";
+import { CLIENT_PROTOCOL_VERSIONS, FLAG_NAMES } from "../cli/flags.ts";
+import { stableDenoCommand } from "../cli/run_command.ts";
 import { VERSION } from "../cli/help.ts";
 import {
   PROJECT_ROOT,
@@ -70,6 +71,10 @@ const USAGE_ERRORS: [string[], RegExp][] = [
   [["--root", "deno.json"], /--root .*deno\.json is not a directory/],
   [["serve"], /unexpected argument "serve"/],
   [["config", "emacs"], /unknown client "emacs".*claude-desktop/],
+  [
+    ["--protocol-versions", "2025-06-18,2099-01-01"],
+    /does not speak MCP 2099-01-01.*2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25/,
+  ],
   [["config", "cursor", "vscode"], /config takes one client name/],
   [["config", "cursor", "--root", "no/such/dir"], /does not exist/],
 ];
@@ -143,11 +148,34 @@ for (const t of TARGETS) {
     const entry = JSON.parse(r.stdout).servers.shipcode;
     assert.equal(entry.type, "stdio");
     const expected = serverCommand(
-      ["--root", join(PROJECT_ROOT, "tests"), "--watch"],
+      [
+        "--root",
+        join(PROJECT_ROOT, "tests"),
+        // Every version, so every client the user pastes it into works.
+        "--protocol-versions",
+        CLIENT_PROTOCOL_VERSIONS.join(","),
+        "--watch",
+      ],
       t,
     );
-    assert.equal(entry.command, expected.command);
-    assert.deepEqual(entry.args, expected.args);
+    // Deno itself through a name that survives upgrades (npm's link).
+    const deno = t === "binary" ? { command: expected.command, args: [] } : (
+      stableDenoCommand({
+        execPath: Deno.execPath(),
+        version: Deno.version.deno,
+        windows: Deno.build.os === "windows",
+        exists: (path) => {
+          try {
+            return Deno.statSync(path).isFile;
+          } catch {
+            return false;
+          }
+        },
+      })
+    );
+    assert.equal(entry.command, deno.command);
+    assert.ok(!/node_modules[\\/]deno[\\/]/.test(entry.command));
+    assert.deepEqual(entry.args, [...deno.args, ...expected.args]);
     // The hint says where the text goes, on stderr, in one line.
     assert.match(r.stderr, /^[^\n]*\.vscode\/mcp\.json[^\n]*\n$/);
   });
@@ -160,7 +188,12 @@ for (const t of TARGETS) {
       r.stdout,
     );
     assert.ok(
-      r.stdout.endsWith(` --root ${PROJECT_ROOT.replace(/\/$/, "")}\n`),
+      r.stdout.endsWith(
+        ` --root ${PROJECT_ROOT.replace(/\/$/, "")} --protocol-versions ${
+          CLIENT_PROTOCOL_VERSIONS.join(",")
+        }\n`,
+      ),
+      r.stdout,
     );
   });
 

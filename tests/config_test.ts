@@ -25,11 +25,15 @@ const compiled = {
   standalone: true,
   execPath: "/opt/shipcode/shipcode-mcp",
   mainScript: "file-that-must-not-appear",
+  denoVersion: "2.9.6",
+  exists: () => false,
 };
 const underDeno = {
   standalone: false,
   execPath: "/usr/local/bin/deno",
   mainScript: "/src/shipcode/main.ts",
+  denoVersion: "2.9.6",
+  exists: () => false,
 };
 
 Deno.test("serveArgs: only the root when every other flag is default", () => {
@@ -85,6 +89,33 @@ Deno.test("launchCommand: under deno, deno run with read-only, no-prompt permiss
   assert.deepEqual(launchCommand(underDeno, config), {
     command: "/usr/local/bin/deno",
     args: [
+      "run",
+      "--allow-read",
+      "--no-prompt",
+      "/src/shipcode/main.ts",
+      "--root",
+      ROOT,
+    ],
+  });
+});
+
+Deno.test("launchCommand: deno from npm runs through npm's link, which upgrades keep", () => {
+  const fromNpm = {
+    ...underDeno,
+    execPath: "/usr/lib/node_modules/deno/deno",
+    exists: (path: string) => path === "/usr/bin/deno",
+  };
+  assert.equal(launchCommand(fromNpm, config).command, "/usr/bin/deno");
+  const fromNpx = {
+    ...underDeno,
+    execPath: "/home/ada/.npm/_npx/ab12/node_modules/deno/deno",
+  };
+  assert.deepEqual(launchCommand(fromNpx, config), {
+    command: "npx",
+    args: [
+      "--prefer-offline",
+      "-y",
+      "deno@2.9.6",
       "run",
       "--allow-read",
       "--no-prompt",
