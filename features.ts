@@ -22,6 +22,7 @@ export async function installWorkspace(
   });
   server.resources = new WorkspaceResources(workspace, {
     maxReadBytes: config.maxReadBytes,
+    maxResources: config.maxResources,
     watch: config.watch,
   });
   for (const tool of workspaceTools(workspace, config)) {

@@ -74,6 +74,7 @@ export function serveArgs(config: Config): string[] {
   if (config.watch) args.push("--watch");
   const numbers: [string, number, number][] = [
     ["page-size", config.pageSize, DEFAULTS.pageSize],
+    ["max-resources", config.maxResources, DEFAULTS.maxResources],
     ["max-line-bytes", config.maxLineBytes, DEFAULTS.maxLineBytes],
     ["max-entries", config.maxEntries, DEFAULTS.maxEntries],
     ["max-matches", config.maxMatches, DEFAULTS.maxMatches],

@@ -24,6 +24,8 @@ export interface Config {
   watch: boolean;
   /** Items per page of list results. */
   pageSize: number;
+  /** Most files `resources/list` shows, over all pages. */
+  maxResources: number;
   /** Longest accepted message line, in bytes. */
   maxLineBytes: number;
   /** Most entries `list_directory` and `find_files` return. */
@@ -43,7 +45,10 @@ export const DEFAULTS: Omit<Config, "root"> = {
   logLevel: "error",
   protocolVersions: ["2025-06-18"],
   watch: false,
-  pageSize: 100,
+  // One page holds the whole capped resource list: clients that read only
+  // the first page (or stop after a few) still see all of it.
+  pageSize: 1000,
+  maxResources: 1000,
   maxLineBytes: DEFAULT_MAX_LINE_BYTES,
   maxEntries: 1000,
   maxMatches: 200,
@@ -83,6 +88,7 @@ const OPTIONS = {
   "protocol-versions": { type: "string" },
   "watch": { type: "boolean" },
   "page-size": { type: "string" },
+  "max-resources": { type: "string" },
   "max-line-bytes": { type: "string" },
   "max-entries": { type: "string" },
   "max-matches": { type: "string" },
@@ -119,6 +125,7 @@ const EXAMPLE_VALUES: Record<string, string> = {
   "log-level": "info",
   "protocol-versions": DEFAULTS.protocolVersions.join(","),
   "page-size": String(DEFAULTS.pageSize),
+  "max-resources": String(DEFAULTS.maxResources),
   "max-line-bytes": String(DEFAULTS.maxLineBytes),
   "max-entries": String(DEFAULTS.maxEntries),
   "max-matches": String(DEFAULTS.maxMatches),
@@ -269,6 +276,11 @@ export function parseFlags(args: string[], cwd: string): Command {
       "page-size",
       text(values, "page-size"),
       DEFAULTS.pageSize,
+    ),
+    maxResources: positiveInteger(
+      "max-resources",
+      text(values, "max-resources"),
+      DEFAULTS.maxResources,
     ),
     maxLineBytes: positiveInteger(
       "max-line-bytes",
