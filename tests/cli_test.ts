@@ -286,3 +286,26 @@ Deno.test("README and .ci/run agree: CI runs deno task ci", async () => {
   assert.match(tasks.ci, /deno task test/);
   assert.match(tasks.test, /deno task bundle/);
 });
+
+Deno.test("README set-up: two npx commands and installer lines, all pinned to the tested Deno", async () => {
+  const readme = await Deno.readTextFile(join(PROJECT_ROOT, "README.md"));
+  const version = Deno.version.deno;
+  const setup = readme.slice(readme.indexOf("## Set up"));
+  const first = /```sh\n([\s\S]*?)```/.exec(setup)![1];
+  assert.deepEqual(
+    first.trimEnd().split("\n").map((line) => line.replace(/\s+#.*$/, "")),
+    [`npx -y deno@${version} task start`, `npx -y deno@${version} task test`],
+  );
+  assert.ok(
+    readme.includes(
+      `curl -fsSL https://deno.land/install.sh | sh -s v${version}`,
+    ),
+  );
+  assert.ok(readme.includes(`install.ps1) } v${version}`));
+  assert.ok(readme.includes(`npm install -g deno@${version}`));
+  // No other Deno version, and no unpinned installer, anywhere in it.
+  for (const match of readme.matchAll(/deno@(\d+\.\d+\.\d+)/g)) {
+    assert.equal(match[1], version, match[0]);
+  }
+  assert.ok(!/install\.sh \| sh\s*(#|$)/m.test(readme));
+});

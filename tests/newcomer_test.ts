@@ -102,11 +102,15 @@ Deno.test("deno task start in a subdirectory serves it, and --root is taken from
       [["--root", "../ws"], join(fixtures, "ws")],
     ] as const
   ) {
+    // As from a shell: deno task sets INIT_CWD only when it is not set
+    // already (as it is when this test itself runs under deno task).
+    const env = Deno.env.toObject();
+    delete env.INIT_CWD;
     const { responses, stderr } = await exchange(
       Deno.execPath(),
       ["task", "start", ...args],
       input,
-      { cwd: here, env: { NO_COLOR: "1" } },
+      { cwd: here, env: { ...env, NO_COLOR: "1" }, clearEnv: true },
     );
     const list = responses[1].result as { resources: { uri: string }[] };
     assert.ok(list.resources.length > 0, stderr);
