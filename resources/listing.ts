@@ -143,65 +143,146 @@ function splitKey(key: string): string[] {
   return parts;
 }
 
-// The entries directly in `dir`, or none when it is gone or excluded: a
-// listing that meets a directory deleted since it was seen goes on.
+// The entries directly in `dir` (after the entry named `after`, if given),
+// or none when it is gone or excluded: a listing that meets a directory
+// deleted since it was seen goes on.
 async function* entriesOf(
   workspace: Workspace,
   dir: string,
+  after: string | undefined,
   signal: AbortSignal | undefined,
 ): AsyncGenerator<WalkEntry> {
   try {
-    yield* workspace.walk({ path: dir, maxDepth: 1, signal });
+    yield* workspace.walk({ path: dir, maxDepth: 1, after, signal });
   } catch (error) {
     if (error instanceof WorkspaceError) return;
     throw error;
   }
 }
 
+function join(segments: readonly string[]): string {
+  return segments.join("/");
+}
+
+// Whether `entry`, met in a real directory, is a real directory itself (not
+// a link to one): the listing reaches every file through real directories
+// only, so links can make it neither loop, nor fan out, nor repeat a file.
+function isRealDirectory(
+  workspace: Workspace,
+  entry: { relative: string; absolute: string; isDirectory: boolean },
+): boolean {
+  if (!entry.isDirectory) return false;
+  const root = workspace.root === "/" ? "" : workspace.root;
+  return entry.absolute === `${root}/${entry.relative}`;
+}
+
 /**
- * Every regular file of `workspace` in listing order (see the module
- * notes), lazily: a consumer that stops early stops the reading.
+ * The files exactly `depth` levels below the root, in path order (a
+ * depth-first walk yields one level in path order), starting after the file
+ * whose segments are `after` (of length `depth`) when given. Sets
+ * `level.deeper` when it meets a directory at `depth`: files lie deeper.
+ */
+async function* filesAtDepth(
+  workspace: Workspace,
+  depth: number,
+  after: readonly string[] | undefined,
+  signal: AbortSignal | undefined,
+  level: { deeper: boolean },
+): AsyncGenerator<WalkEntry> {
+  async function* visit(
+    dir: readonly string[],
+    resume: readonly string[] | undefined,
+  ): AsyncGenerator<WalkEntry> {
+    if (resume !== undefined && resume.length > 1) {
+      // First the rest of the directory the resume point lies in.
+      const inner = [...dir, resume[0]];
+      const real = await workspace.resolve(join(inner)).then(
+        (resolved) =>
+          isRealDirectory(workspace, {
+            ...resolved,
+            isDirectory: resolved.info.isDirectory,
+          }),
+        () => false,
+      );
+      if (real) yield* visit(inner, resume.slice(1));
+    }
+    for await (
+      const entry of entriesOf(workspace, join(dir), resume?.[0], signal)
+    ) {
+      if (dir.length + 1 === depth) {
+        if (entry.isFile) yield entry;
+        else if (isRealDirectory(workspace, entry)) level.deeper = true;
+      } else if (isRealDirectory(workspace, entry)) {
+        yield* visit([
+          ...dir,
+          entry.relative.slice(entry.relative.lastIndexOf("/") + 1),
+        ], undefined);
+      }
+    }
+  }
+  yield* visit([], after);
+}
+
+/**
+ * The regular files of `workspace` in listing order (see the module
+ * notes), after the file at the root-relative path `after` when given,
+ * lazily: a consumer that stops early stops the reading. Resuming reads
+ * only what lies after `after` on its level, plus the directories above
+ * that level. Throws {@linkcode BadResumeKey} for an `after` that is not a
+ * root-relative path.
  */
 export async function* rankedFiles(
   workspace: Workspace,
+  after?: string,
   signal?: AbortSignal,
 ): AsyncGenerator<WalkEntry> {
-  const seen = new Set<string>([workspace.root]);
-  // The root: all of it first, to put its key files in front.
-  const rootFiles: WalkEntry[] = [];
-  let level: string[] = [];
-  for await (const entry of entriesOf(workspace, "", signal)) {
-    if (entry.isFile) rootFiles.push(entry);
-    else if (entry.isDirectory && !seen.has(entry.absolute)) {
-      seen.add(entry.absolute);
-      level.push(entry.relative);
+  const resume = after === undefined ? undefined : splitKey(after);
+  let depth = 2;
+  if (resume === undefined || resume.length === 1) {
+    // The root: all of it, to put its key files in front.
+    const files: WalkEntry[] = [];
+    let deeper = false;
+    for await (const entry of entriesOf(workspace, "", undefined, signal)) {
+      if (entry.isFile) files.push(entry);
+      else if (isRealDirectory(workspace, entry)) deeper = true;
     }
-  }
-  rootFiles.sort((a, b) =>
-    rootFileRank(a.relative) - rootFileRank(b.relative) ||
-    (a.relative < b.relative ? -1 : a.relative > b.relative ? 1 : 0)
-  );
-  yield* rootFiles;
-  // Deeper levels, one at a time, each in path order.
-  while (level.length > 0) {
-    const next: string[] = [];
-    for (const dir of level) {
-      for await (const entry of entriesOf(workspace, dir, signal)) {
-        if (entry.isFile) yield entry;
-        else if (entry.isDirectory && !seen.has(entry.absolute)) {
-          seen.add(entry.absolute);
-          next.push(entry.relative);
-        }
+    const from = resume === undefined ? undefined : rankOf(resume);
+    for (
+      const file of files.sort((a, b) => compareListed(a.relative, b.relative))
+    ) {
+      if (
+        from === undefined || compareRanks(rankOf([file.relative]), from) > 0
+      ) {
+        yield file;
       }
     }
-    level = next;
+    if (!deeper) return;
+  } else {
+    depth = resume.length;
   }
+  for (;; depth++) {
+    const level = { deeper: false };
+    const from = resume !== undefined && resume.length === depth
+      ? resume
+      : undefined;
+    yield* filesAtDepth(workspace, depth, from, signal, level);
+    // A level read from its start knows whether another lies below it.
+    if (from === undefined && !level.deeper) return;
+  }
+}
+
+/** Where a page of the listing resumes. */
+export interface ListPosition {
+  /** Root-relative path of the last file served. */
+  after: string;
+  /** How many files the listing has served up to and including it. */
+  served: number;
 }
 
 /** Options of {@linkcode listFiles}. */
 export interface ListFilesOptions {
-  /** Resume after the file at this root-relative path (undefined: start). */
-  after?: string;
+  /** Resume after this position (undefined: from the start). */
+  from?: ListPosition;
   /** Most files in this page. */
   limit: number;
   /** Most files in the whole listing, over all pages. */
@@ -213,30 +294,50 @@ export interface ListFilesOptions {
 }
 
 /**
- * One page of the listing: the accepted files after `after`, at most
- * `limit` of them and none past the first `cap` accepted files; `more`
- * when the listing goes on. Throws {@linkcode BadResumeKey} for an `after`
- * that is not a root-relative path.
+ * One page of the listing: accepted files after `from`, at most `limit`
+ * of them and none past the first `cap` served over all pages; `next` is
+ * where the following page starts, absent on the last page. Throws
+ * {@linkcode BadResumeKey} for a position this module did not make.
  */
 export async function listFiles(
   workspace: Workspace,
   options: ListFilesOptions,
-): Promise<{ files: WalkEntry[]; more: boolean }> {
-  const after = options.after === undefined
-    ? undefined
-    : rankOf(splitKey(options.after));
+): Promise<{ files: WalkEntry[]; next?: ListPosition }> {
+  const served = options.from?.served ?? 0;
+  if (!Number.isSafeInteger(served) || served < 0) {
+    throw new BadResumeKey(String(served));
+  }
+  const room = Math.min(options.limit, options.cap - served);
   const files: WalkEntry[] = [];
-  let position = 0; // Accepted files so far, from the very first.
-  for await (const entry of rankedFiles(workspace, options.signal)) {
-    if (position === options.cap) return { files, more: false };
+  if (room <= 0) return { files };
+  for await (
+    const entry of rankedFiles(workspace, options.from?.after, options.signal)
+  ) {
     if (!await options.accept(entry)) continue;
-    position++;
-    if (
-      after !== undefined &&
-      compareRanks(rankOf(entry.relative.split("/")), after) <= 0
-    ) continue;
-    if (files.length === options.limit) return { files, more: true };
+    if (files.length === room) {
+      // One more accepted file exists; another page is due if the cap allows.
+      const last = files[files.length - 1];
+      return served + files.length < options.cap
+        ? {
+          files,
+          next: { after: last.relative, served: served + files.length },
+        }
+        : { files };
+    }
     files.push(entry);
   }
-  return { files, more: false };
+  return { files };
+}
+
+/** The resume key of a position, as the provider's cursor carries it. */
+export function positionKey(position: ListPosition): string {
+  return `${position.served}:${position.after}`;
+}
+
+/** The position a key from {@linkcode positionKey} names. */
+export function keyPosition(key: string): ListPosition {
+  const match = /^(0|[1-9][0-9]{0,14}):(.+)$/s.exec(key);
+  if (match === null) throw new BadResumeKey(key);
+  splitKey(match[2]);
+  return { served: Number(match[1]), after: match[2] };
 }

@@ -19,7 +19,12 @@ import {
 } from "../mcp/resource.ts";
 import { decodeText, isProbablyText, readWhole } from "../workspace/content.ts";
 import { type Workspace, WorkspaceError } from "../workspace/workspace.ts";
-import { BadResumeKey, listFiles } from "./listing.ts";
+import {
+  BadResumeKey,
+  keyPosition,
+  listFiles,
+  positionKey,
+} from "./listing.ts";
 import { RootUri } from "./uri.ts";
 import { mimeTypeOf } from "../workspace/mime_lazy.ts";
 import { type WatchOptions, watchWorkspace } from "./watch.ts";
@@ -96,7 +101,7 @@ export class WorkspaceResources implements ResourceProvider {
     let page;
     try {
       page = await listFiles(this.workspace, {
-        after,
+        from: after === undefined ? undefined : keyPosition(after),
         limit,
         cap: this.maxResources,
         signal,
@@ -129,9 +134,9 @@ export class WorkspaceResources implements ResourceProvider {
       if (size !== undefined) resource.size = size;
       return resource;
     }));
-    return page.more
-      ? { resources, nextKey: page.files[page.files.length - 1].relative }
-      : { resources };
+    return page.next === undefined
+      ? { resources }
+      : { resources, nextKey: positionKey(page.next) };
   }
 
   /** See {@linkcode ResourceProvider.templates}. */

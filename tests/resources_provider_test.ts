@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import { Buffer } from "node:buffer";
 import { RpcError } from "../mcp/jsonrpc.ts";
 import type { Resource, ResourceContents } from "../mcp/resource.ts";
-import { rankedFiles } from "../resources/listing.ts";
+import { keyPosition, listFiles, rankedFiles } from "../resources/listing.ts";
 import { WorkspaceResources } from "../resources/provider.ts";
 import { Workspace } from "../workspace/workspace.ts";
 
@@ -139,7 +139,10 @@ Deno.test("list: a cursor resumes after its file even when that file is gone", a
   try {
     const p = await provider(root);
     const first = await p.list(undefined, 8, NEVER);
-    assert.equal(first.nextKey, "a/b.txt");
+    assert.deepEqual(keyPosition(first.nextKey!), {
+      after: "a/b.txt",
+      served: 8,
+    });
     await Deno.remove(`${root}/a`, { recursive: true });
     const next = await p.list(first.nextKey, 100, NEVER);
     assert.deepEqual(next.resources.map((r) => r.name), [
@@ -156,7 +159,19 @@ Deno.test("list: keys that are not workspace paths are -32602", async () => {
   try {
     const p = await provider(root);
     for (
-      const key of ["", "/etc/passwd", "../x", "a//b", "a/./b", "a\0b"]
+      const key of [
+        "",
+        "a.txt",
+        "0:",
+        "x:a.txt",
+        "-1:a.txt",
+        "01:a.txt",
+        "0:/etc/passwd",
+        "0:../x",
+        "0:a//b",
+        "0:a/./b",
+        "0:a\0b",
+      ]
     ) {
       await rejectsWith(p.list(key, 2, NEVER), -32602);
     }
@@ -191,20 +206,53 @@ Deno.test("list: at most maxResources files over all pages, the first ones of th
       const names = (await allPages(p, size)).map((r) => r.name);
       assert.deepEqual(names, ranked.slice(0, cap), `cap ${cap}, ${size}`);
     }
+    // A page costs what it holds: resuming near the end checks only the
+    // files after the resume point, not the 2,000 before it.
+    let checked = 0;
+    const page = await listFiles(ws, {
+      from: { after: "d19/f097.txt", served: 1999 },
+      limit: 10,
+      cap: 5000,
+      accept: () => (checked++, true),
+    });
+    assert.deepEqual(page.files.map((f) => f.relative), [
+      "d19/f098.txt",
+      "d19/f099.txt",
+      "d00/e/deeper.txt",
+    ]);
+    assert.equal(page.next, undefined);
+    assert.equal(checked, 3);
   } finally {
     await Deno.remove(root, { recursive: true });
   }
 });
 
-Deno.test("list: a directory reached twice through links is listed once, loops end", async () => {
-  const root = await tree({ "d/x.txt": "x" });
+Deno.test("list: files are reached through real directories only: no loop, fan-out or repeat through links", async () => {
+  const root = await tree({ "d/x.txt": "x", "f.txt": "f" });
   try {
     await Deno.symlink(`${root}/d`, `${root}/alias`);
     await Deno.symlink("..", `${root}/d/up`);
+    await Deno.symlink("f.txt", `${root}/link.txt`);
+    // Links that fan out: each level links to the next twice.
+    for (let i = 0; i < 20; i++) {
+      await Deno.mkdir(`${root}/fan/l${i}`, { recursive: true });
+      if (i > 0) {
+        await Deno.symlink(`../l${i}`, `${root}/fan/l${i - 1}/a`);
+        await Deno.symlink(`../l${i}`, `${root}/fan/l${i - 1}/b`);
+      }
+    }
+    await Deno.writeTextFile(`${root}/fan/l19/end.txt`, "end");
     const ws = await Workspace.open(root);
     const names: string[] = [];
     for await (const e of rankedFiles(ws)) names.push(e.relative);
-    assert.deepEqual(names, ["alias/x.txt"]);
+    // A link to a file is a file of its own; links to directories are not
+    // followed, their files are listed where they really are.
+    assert.deepEqual(names, [
+      "f.txt",
+      "link.txt",
+      "d/x.txt",
+      "fan/l19/end.txt",
+    ]);
   } finally {
     await Deno.remove(root, { recursive: true });
   }
