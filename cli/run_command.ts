@@ -48,12 +48,18 @@ export interface DenoInstall {
  * `node_modules/.bin/deno` for a project install, `deno.cmd` on Windows).
  * Run through `npx`, the binary sits in npx's cache, so the command is
  * `npx --prefer-offline -y deno@<version>` (offline it starts at once from
- * that cache). Any other install (the official installer, a package
- * manager) is used as it is.
+ * that cache). Homebrew's binary lives in a versioned `Cellar` directory;
+ * its stable name is `<prefix>/bin/deno`. Any other install (the official
+ * installer, a package manager) is used as it is.
  */
 export function stableDenoCommand(install: DenoInstall): DenoCommand {
   const sep = install.windows ? "\\" : "/";
   const parts = install.execPath.split(install.windows ? /[\\/]/ : "/");
+  const cellar = parts.lastIndexOf("Cellar");
+  if (!install.windows && cellar > 0 && parts[cellar + 1] === "deno") {
+    const link = [...parts.slice(0, cellar), "bin", "deno"].join(sep);
+    if (install.exists(link)) return { command: link, args: [] };
+  }
   const at = parts.lastIndexOf("node_modules");
   if (at < 0 || parts[at + 1] !== "deno") {
     return { command: install.execPath, args: [] };

@@ -68,6 +68,17 @@ Deno.test("stableDenoCommand: Windows npm prefix has deno.cmd", () => {
   );
 });
 
+Deno.test("stableDenoCommand: Homebrew's link, not its versioned Cellar", () => {
+  assert.deepEqual(
+    stableDenoCommand(
+      install("/opt/homebrew/Cellar/deno/2.9.6/bin/deno", [
+        "/opt/homebrew/bin/deno",
+      ]),
+    ),
+    { command: "/opt/homebrew/bin/deno", args: [] },
+  );
+});
+
 Deno.test("stableDenoCommand: other installs are used as they are", () => {
   for (const path of ["/home/a/.deno/bin/deno", "/usr/local/bin/deno"]) {
     assert.deepEqual(stableDenoCommand(install(path, [])), {

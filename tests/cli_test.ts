@@ -271,8 +271,25 @@ Deno.test("README: every flag documented, and the piped example's output is exac
     readme,
   );
   assert.ok(printed, "README does not show the example's output");
-  const r = await run("source", [], input + "\n");
-  assert.equal(r.stdout, printed[1] + "\n");
+  // As written: deno task start, from the repository (INIT_CWD unset, as
+  // in a shell; this test may itself run under deno task).
+  const env = Deno.env.toObject();
+  delete env.INIT_CWD;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["task", "start"],
+    cwd: PROJECT_ROOT,
+    env: { ...env, NO_COLOR: "1" },
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(input + "\n"));
+  await writer.close();
+  const out = await child.output();
+  assert.equal(decoder.decode(out.stdout), printed[1] + "\n");
+  assert.equal(out.code, 0);
 });
 
 Deno.test("README and .ci/run agree: CI runs deno task ci", async () => {
