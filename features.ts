@@ -22,6 +22,7 @@ export async function installWorkspace(
   });
   server.resources = new WorkspaceResources(workspace, {
     maxReadBytes: config.maxReadBytes,
+    maxResources: config.maxResources,
     watch: config.watch,
     watchOptions: {
       // Watching is a convenience: a failure is logged, never fatal.

@@ -85,6 +85,9 @@ async function main(args: string[]): Promise<number> {
         standalone: Deno.build.standalone,
         execPath: Deno.execPath(),
         mainScript: await mainScript(),
+        denoVersion: Deno.version.deno,
+        windows: Deno.build.os === "windows",
+        exists: isFile,
       }, command.config);
       const { text, hint } = clientConfig(command.client, launch);
       await writeAll(Deno.stdout, encoder.encode(text));
@@ -134,6 +137,15 @@ async function main(args: string[]): Promise<number> {
       watch?.close();
       return 0;
     }
+  }
+}
+
+/** Whether `path` is a file (or a link to one) that can be seen. */
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
   }
 }
 

@@ -112,6 +112,15 @@ export {
   type LogLevel,
   stderrLogger,
 } from "./mcp/log.ts";
+export {
+  callResultForVersion,
+  contentForVersion,
+  isProtocolVersion,
+  PROTOCOL_VERSIONS,
+  resourceForVersion,
+  serverInfoForVersion,
+  toolForVersion,
+} from "./mcp/protocol_versions.ts";
 export type { SchemaCheck, SchemaFailure } from "./mcp/json_schema.ts";
 export type * from "./mcp/resource.ts";
 export { handlers } from "./handlers/mod.ts";

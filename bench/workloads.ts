@@ -467,7 +467,14 @@ export function defaultWorkloads(options: WorkloadOptions): Workload[] {
           return {
             lines: [request(1, "resources/list")],
             ids: [1],
-            args: ["--root", root],
+            // Every file, not the default selection of the most useful
+            // 1000: the workload pages through the whole tree.
+            args: [
+              "--root",
+              root,
+              "--max-resources",
+              String(options.listFiles),
+            ],
             warmUp: warmUp((id) =>
               request(id, "resources/read", { uri: fileUri(root, treePath(0)) })
             ),

@@ -8,7 +8,11 @@
  */
 
 import { type Config, DEFAULTS } from "./flags.ts";
-import { V8_FLAGS_ARG } from "../tools/regex.ts";
+import {
+  DENO_RUN_FLAGS,
+  type DenoInstall,
+  stableDenoCommand,
+} from "./run_command.ts";
 
 /** The clients `config` knows, by the name used on the command line. */
 export const CLIENTS = [
@@ -37,7 +41,7 @@ export interface Launch {
   args: string[];
 }
 
-/** How the running server was started; see {@linkcode runningProgram}. */
+/** How the running server was started; see {@linkcode launchCommand}. */
 export interface RunningProgram {
   /** `Deno.build.standalone`: true inside a `deno compile` binary. */
   standalone: boolean;
@@ -45,6 +49,12 @@ export interface RunningProgram {
   execPath: string;
   /** Absolute path of the entry script (`main.ts` or the bundle). */
   mainScript: string;
+  /** `Deno.version.deno`. */
+  denoVersion: string;
+  /** Windows paths and shims; default false. */
+  windows?: boolean;
+  /** Whether a file exists (to find npm's stable link to Deno). */
+  exists: DenoInstall["exists"];
 }
 
 /**
@@ -64,6 +74,7 @@ export function serveArgs(config: Config): string[] {
   if (config.watch) args.push("--watch");
   const numbers: [string, number, number][] = [
     ["page-size", config.pageSize, DEFAULTS.pageSize],
+    ["max-resources", config.maxResources, DEFAULTS.maxResources],
     ["max-line-bytes", config.maxLineBytes, DEFAULTS.maxLineBytes],
     ["max-entries", config.maxEntries, DEFAULTS.maxEntries],
     ["max-matches", config.maxMatches, DEFAULTS.maxMatches],
@@ -79,9 +90,10 @@ export function serveArgs(config: Config): string[] {
 
 /**
  * What a client must spawn to serve `config`: the compiled binary itself,
- * or `deno run --allow-read --no-prompt --v8-flags=… <script>` with the
- * same permissions and V8 flags the `start` task gives (read only, never a
- * prompt on the protocol's stdin, the linear-time regex engine on).
+ * or `deno run <DENO_RUN_FLAGS> <script>` with the same permissions the
+ * `start` task grants (read only, never a prompt on the protocol's stdin),
+ * where `deno` is a command that survives upgrades of Deno
+ * ({@linkcode stableDenoCommand}).
  */
 export function launchCommand(
   program: RunningProgram,
@@ -89,13 +101,18 @@ export function launchCommand(
 ): Launch {
   const args = serveArgs(config);
   if (program.standalone) return { command: program.execPath, args };
+  const deno = stableDenoCommand({
+    execPath: program.execPath,
+    version: program.denoVersion,
+    windows: program.windows,
+    exists: program.exists,
+  });
   return {
-    command: program.execPath,
+    command: deno.command,
     args: [
+      ...deno.args,
       "run",
-      "--allow-read",
-      "--no-prompt",
-      V8_FLAGS_ARG,
+      ...DENO_RUN_FLAGS,
       program.mainScript,
       ...args,
     ],

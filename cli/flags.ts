@@ -7,6 +7,10 @@
 
 import { isLogLevel, type LogLevel } from "../mcp/log.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../mcp/line_stream.ts";
+import {
+  isProtocolVersion,
+  PROTOCOL_VERSIONS,
+} from "../mcp/protocol_versions.ts";
 
 /** Everything the flags configure. */
 export interface Config {
@@ -20,6 +24,8 @@ export interface Config {
   watch: boolean;
   /** Items per page of list results. */
   pageSize: number;
+  /** Most files `resources/list` shows, over all pages. */
+  maxResources: number;
   /** Longest accepted message line, in bytes. */
   maxLineBytes: number;
   /** Most entries `list_directory` and `find_files` return. */
@@ -39,7 +45,10 @@ export const DEFAULTS: Omit<Config, "root"> = {
   logLevel: "error",
   protocolVersions: ["2025-06-18"],
   watch: false,
-  pageSize: 100,
+  // One page holds the whole capped resource list: clients that read only
+  // the first page (or stop after a few) still see all of it.
+  pageSize: 1000,
+  maxResources: 1000,
   maxLineBytes: DEFAULT_MAX_LINE_BYTES,
   maxEntries: 1000,
   maxMatches: 200,
@@ -47,6 +56,15 @@ export const DEFAULTS: Omit<Config, "root"> = {
   maxDepth: 8,
   includeIgnored: false,
 };
+
+/**
+ * The protocol versions `config` writes into a client's configuration when
+ * `--protocol-versions` is not given: every version, newest first, so a
+ * pasted configuration serves every client, whatever version it speaks.
+ */
+export const CLIENT_PROTOCOL_VERSIONS: readonly string[] = [
+  ...PROTOCOL_VERSIONS,
+].reverse();
 
 /** What was asked for on the command line. */
 export type Command =
@@ -70,6 +88,7 @@ const OPTIONS = {
   "protocol-versions": { type: "string" },
   "watch": { type: "boolean" },
   "page-size": { type: "string" },
+  "max-resources": { type: "string" },
   "max-line-bytes": { type: "string" },
   "max-entries": { type: "string" },
   "max-matches": { type: "string" },
@@ -106,6 +125,7 @@ const EXAMPLE_VALUES: Record<string, string> = {
   "log-level": "info",
   "protocol-versions": DEFAULTS.protocolVersions.join(","),
   "page-size": String(DEFAULTS.pageSize),
+  "max-resources": String(DEFAULTS.maxResources),
   "max-line-bytes": String(DEFAULTS.maxLineBytes),
   "max-entries": String(DEFAULTS.maxEntries),
   "max-matches": String(DEFAULTS.maxMatches),
@@ -230,6 +250,14 @@ export function parseFlags(args: string[], cwd: string): Command {
         `--protocol-versions takes dates like 2025-06-18, comma-separated, most preferred first; got "${versions}".`,
       );
     }
+    const unknown = protocolVersions.find((v) => !isProtocolVersion(v));
+    if (unknown !== undefined) {
+      throw new UsageError(
+        `--protocol-versions: this server does not speak MCP ${unknown}; choose from ${
+          PROTOCOL_VERSIONS.join(", ")
+        }, comma-separated, most preferred first.`,
+      );
+    }
   }
   const root = text(values, "root");
   if (root !== undefined && root.trim() === "") {
@@ -248,6 +276,11 @@ export function parseFlags(args: string[], cwd: string): Command {
       "page-size",
       text(values, "page-size"),
       DEFAULTS.pageSize,
+    ),
+    maxResources: positiveInteger(
+      "max-resources",
+      text(values, "max-resources"),
+      DEFAULTS.maxResources,
     ),
     maxLineBytes: positiveInteger(
       "max-line-bytes",
@@ -279,6 +312,9 @@ export function parseFlags(args: string[], cwd: string): Command {
   if (positionals.length === 0) return { kind: "serve", config };
   if (positionals[0] === "config") {
     if (positionals.length <= 2) {
+      if (versions === undefined) {
+        config.protocolVersions = [...CLIENT_PROTOCOL_VERSIONS];
+      }
       return { kind: "config", client: positionals[1], config };
     }
     throw new UsageError(

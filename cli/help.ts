@@ -5,6 +5,7 @@
  */
 
 import { DEFAULTS } from "./flags.ts";
+import { PROTOCOL_VERSIONS } from "../mcp/protocol_versions.ts";
 
 /** The version `--version` prints and `serverInfo` carries. */
 export const VERSION = "1.0.0";
@@ -21,11 +22,12 @@ Usage:
 Flags:
   --root DIR                 directory to serve (default: the current directory)
   --log-level LEVEL          debug, info, warn, error or silent; logs go to stderr (default: ${DEFAULTS.logLevel})
-  --protocol-versions LIST   supported MCP versions, most preferred first (default: ${
-    DEFAULTS.protocolVersions.join(",")
-  })
+  --protocol-versions LIST   supported MCP versions, most preferred first, from ${
+    PROTOCOL_VERSIONS.join(", ")
+  } (default: ${DEFAULTS.protocolVersions.join(",")})
   --watch                    watch the root; enables resource subscriptions and list_changed (default: off)
   --page-size N              items per page of list results (default: ${DEFAULTS.pageSize})
+  --max-resources N          most files resources/list shows, the most useful first (default: ${DEFAULTS.maxResources})
   --max-line-bytes N         longest accepted message line (default: ${DEFAULTS.maxLineBytes})
   --max-entries N            most entries list_directory and find_files return (default: ${DEFAULTS.maxEntries})
   --max-matches N            most matches search_text returns (default: ${DEFAULTS.maxMatches})

@@ -8,6 +8,7 @@
 import { ErrorCode, type JsonObject, RpcError } from "../mcp/jsonrpc.ts";
 import type { Handler } from "../mcp/server.ts";
 import type { ClientInfo } from "../mcp/session.ts";
+import { serverInfoForVersion } from "../mcp/protocol_versions.ts";
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -67,7 +68,10 @@ export const initialize: Handler = (params, { server, session }) => {
   const result: JsonObject = {
     protocolVersion: version,
     capabilities: server.capabilities,
-    serverInfo: server.info,
+    serverInfo: serverInfoForVersion(
+      server.info as unknown as JsonObject,
+      version,
+    ),
   };
   if (server.instructions !== undefined) {
     result.instructions = server.instructions;

@@ -7,17 +7,25 @@
 import type { JsonObject } from "../mcp/jsonrpc.ts";
 import { decodeCursor, encodeCursor } from "../mcp/pagination.ts";
 import type { Handler } from "../mcp/server.ts";
+import { resourceForVersion } from "../mcp/protocol_versions.ts";
 
 /**
  * Handle `resources/list`: a page of `server.pageSize` resources, with a
  * `nextCursor` while more remain. A bad cursor is -32602.
  */
-export const resourcesList: Handler = async (params, { server, signal }) => {
+export const resourcesList: Handler = async (
+  params,
+  { server, session, signal },
+) => {
   const after = decodeCursor(params.cursor);
   await server.ready();
   if (server.resources === undefined) return { resources: [] };
   const page = await server.resources.list(after, server.pageSize, signal);
-  const result: JsonObject = { resources: page.resources };
+  const result: JsonObject = {
+    resources: page.resources.map((resource) =>
+      resourceForVersion(resource, session.protocolVersion)
+    ),
+  };
   if (page.nextKey !== undefined) {
     result.nextCursor = encodeCursor(page.nextKey);
   }

@@ -7,11 +7,17 @@
 
 import { paginate } from "../mcp/pagination.ts";
 import type { Handler } from "../mcp/server.ts";
+import { resourceForVersion } from "../mcp/protocol_versions.ts";
 
 /** Handle `resources/templates/list` (paginated like every list method). */
-export const resourcesTemplatesList: Handler = async (params, { server }) => {
+export const resourcesTemplatesList: Handler = async (
+  params,
+  { server, session },
+) => {
   await server.ready();
-  const templates = server.resources?.templates() ?? [];
+  const templates = (server.resources?.templates() ?? []).map((template) =>
+    resourceForVersion(template, session.protocolVersion)
+  );
   const page = paginate(
     templates,
     params.cursor,

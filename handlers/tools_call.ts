@@ -14,6 +14,7 @@ import { ErrorCode, type JsonObject, RpcError } from "../mcp/jsonrpc.ts";
 import type { Handler, HandlerContext } from "../mcp/server.ts";
 import { formatFailures } from "../mcp/json_schema.ts";
 import { toolError } from "../mcp/content.ts";
+import { callResultForVersion } from "../mcp/protocol_versions.ts";
 import { type Tool, ToolFailure, type ToolResult } from "../mcp/tool.ts";
 
 /**
@@ -57,7 +58,11 @@ export const toolsCall: Handler = async (params, ctx) => {
     }
     throw invalidParams({ tool: name, errors: failures });
   }
-  return await run(tool, args as JsonObject, ctx);
+  // Written for the newest version; trimmed to what the session speaks.
+  return callResultForVersion(
+    await run(tool, args as JsonObject, ctx),
+    ctx.session.protocolVersion,
+  );
 };
 
 async function run(

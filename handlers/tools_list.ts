@@ -6,10 +6,11 @@
 
 import type { Handler } from "../mcp/server.ts";
 import { paginate } from "../mcp/pagination.ts";
+import { toolForVersion } from "../mcp/protocol_versions.ts";
 import { toolDefinition } from "../mcp/tool.ts";
 
-/** Handle `tools/list`. */
-export const toolsList: Handler = async (params, { server }) => {
+/** Handle `tools/list`, each tool as the session's protocol version defines it. */
+export const toolsList: Handler = async (params, { server, session }) => {
   await server.ready();
   // Keyset pagination needs items sorted by their key: the tool name.
   const page = paginate(
@@ -19,7 +20,9 @@ export const toolsList: Handler = async (params, { server }) => {
     (tool) => tool.name,
   );
   const result: { tools: unknown[]; nextCursor?: string } = {
-    tools: page.items.map(toolDefinition),
+    tools: page.items.map((tool) =>
+      toolForVersion(toolDefinition(tool), session.protocolVersion)
+    ),
   };
   if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
   return result;

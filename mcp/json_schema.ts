@@ -37,7 +37,10 @@ interface AjvInstance {
 let ajv: Promise<AjvInstance> | undefined;
 
 function loadAjv(): Promise<AjvInstance> {
-  return ajv ??= import("ajv/dist/2020.js").then((module) => {
+  // The full npm: specifier, not a deno.json mapping: the library is
+  // imported from other projects, which do not have this one's deno.json.
+  // deno-lint-ignore no-import-prefix
+  return ajv ??= import("npm:ajv@8.20.0/dist/2020.js").then((module) => {
     const Ajv2020 = module.default as unknown as new (
       options: Record<string, unknown>,
     ) => AjvInstance;

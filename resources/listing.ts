@@ -1,11 +1,22 @@
 /**
- * The files of a workspace in walk order, resumable after any file: what
- * `resources/list` pages through.
+ * Which files `resources/list` shows, and in what order: the most useful
+ * first, breadth-first, so that a listing cut at any length is a good one.
  *
- * Resuming after `a/b/c.txt` reads only the directories on that path
- * (`a/b`, then `a`, then the root) and walks what sorts after it there,
- * skipping earlier entries unchecked, so page N costs what page N shows,
- * not what pages 1..N-1 showed.
+ * Real clients page through a listing only so far (the official SDK and
+ * the Inspector stop after 64 pages, some clients read one page), so the
+ * list is capped (`--max-resources`) and every other file stays reachable
+ * through the resource template and the tools. The order:
+ * 1. files directly in the root: README first, then manifests
+ *    (`package.json`, `Cargo.toml`, ...), then the other key documents
+ *    (LICENSE, CHANGELOG, ...), then the rest by name;
+ * 2. then each deeper level in turn (all files at depth 2, then depth 3,
+ *    ...), by path (segment by segment, code-unit order).
+ *
+ * The rank of a file follows from its path alone, so a cursor holding the
+ * last path served resumes exactly, even if that file is gone meanwhile.
+ * Each real directory is read at most once per listing (links to a
+ * directory already seen are not followed again), and a listing stops
+ * reading as soon as it has what it needs.
  *
  * @module
  */
@@ -25,13 +36,106 @@ export class BadResumeKey extends Error {
   }
 }
 
+// Names of key files in the root, by kind; compared case-insensitively.
+const MANIFESTS = new Set([
+  "package.json",
+  "deno.json",
+  "deno.jsonc",
+  "jsr.json",
+  "tsconfig.json",
+  "cargo.toml",
+  "go.mod",
+  "pyproject.toml",
+  "setup.py",
+  "setup.cfg",
+  "requirements.txt",
+  "pipfile",
+  "gemfile",
+  "pom.xml",
+  "build.gradle",
+  "build.gradle.kts",
+  "settings.gradle",
+  "settings.gradle.kts",
+  "cmakelists.txt",
+  "makefile",
+  "meson.build",
+  "composer.json",
+  "mix.exs",
+  "package.swift",
+  "pubspec.yaml",
+  "stack.yaml",
+  "build.sbt",
+  "project.clj",
+  "deps.edn",
+  "dune-project",
+  "flake.nix",
+  "dockerfile",
+  "compose.yaml",
+  "docker-compose.yml",
+]);
+const MANIFEST_SUFFIXES = [".cabal", ".csproj", ".fsproj", ".sln", ".gemspec"];
+const DOCUMENTS = [
+  "license",
+  "licence",
+  "copying",
+  "changelog",
+  "changes",
+  "contributing",
+  "security",
+  "agents",
+  "claude",
+  "notice",
+  "authors",
+];
+
+/**
+ * How useful a file directly in the root is: 0 for a README, 1 for a
+ * manifest, 2 for another key document, 3 for anything else.
+ */
+export function rootFileRank(name: string): number {
+  const lower = name.toLowerCase();
+  const stem = lower.replace(/\.[^.]*$/, "");
+  if (stem === "readme") return 0;
+  if (
+    MANIFESTS.has(lower) ||
+    MANIFEST_SUFFIXES.some((suffix) => lower.endsWith(suffix))
+  ) {
+    return 1;
+  }
+  if (DOCUMENTS.includes(stem)) return 2;
+  return 3;
+}
+
+// A path's rank as a sort key: depth, then (in the root) how useful, then
+// the segments themselves.
+function rankOf(segments: readonly string[]): (number | string)[] {
+  const depth = segments.length;
+  return [depth, depth === 1 ? rootFileRank(segments[0]) : 3, ...segments];
+}
+
+function compareRanks(
+  a: readonly (number | string)[],
+  b: readonly (number | string)[],
+): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    if (a[i] < b[i]) return -1;
+    if (a[i] > b[i]) return 1;
+  }
+  return a.length - b.length;
+}
+
+/** Order two root-relative paths as the listing does (negative: `a` first). */
+export function compareListed(a: string, b: string): number {
+  return compareRanks(rankOf(a.split("/")), rankOf(b.split("/")));
+}
+
 // Keys are root-relative POSIX paths as the walk reports them.
 function splitKey(key: string): string[] {
   const parts = key.split("/");
   if (
     key.length === 0 ||
     parts.some((part) =>
-      part === "" || part === "." || part === ".." || /[\\\0]/.test(part)
+      part === "" || part === "." || part === ".." || part.includes("\0")
     )
   ) {
     throw new BadResumeKey(key);
@@ -39,48 +143,201 @@ function splitKey(key: string): string[] {
   return parts;
 }
 
-// The entries of `walk`, or none when its directory is gone or excluded:
-// a page resuming in a directory deleted since has nothing left there.
-async function* orNothing(
-  walk: AsyncIterableIterator<WalkEntry>,
+// The entries directly in `dir` (after the entry named `after`, if given),
+// or none when it is gone or excluded: a listing that meets a directory
+// deleted since it was seen goes on.
+async function* entriesOf(
+  workspace: Workspace,
+  dir: string,
+  after: string | undefined,
+  signal: AbortSignal | undefined,
 ): AsyncGenerator<WalkEntry> {
   try {
-    yield* walk;
+    yield* workspace.walk({ path: dir, maxDepth: 1, after, signal });
   } catch (error) {
     if (error instanceof WorkspaceError) return;
     throw error;
   }
 }
 
-/**
- * The regular files of `workspace` in its walk order (depth-first, names
- * in code-unit order at each level), starting right after the file whose
- * root-relative path is `after` (from the start when undefined). `after`
- * need not exist any more. Throws {@linkcode BadResumeKey} for a key that
- * is not a root-relative path.
- */
-export async function* filesAfter(
+function join(segments: readonly string[]): string {
+  return segments.join("/");
+}
+
+// Whether `entry`, met in a real directory, is a real directory itself (not
+// a link to one): the listing reaches every file through real directories
+// only, so links can make it neither loop, nor fan out, nor repeat a file.
+function isRealDirectory(
   workspace: Workspace,
-  after: string | undefined,
+  entry: { relative: string; absolute: string; isDirectory: boolean },
+): boolean {
+  if (!entry.isDirectory) return false;
+  const root = workspace.root === "/" ? "" : workspace.root;
+  return entry.absolute === `${root}/${entry.relative}`;
+}
+
+/**
+ * The files exactly `depth` levels below the root, in path order (a
+ * depth-first walk yields one level in path order), starting after the file
+ * whose segments are `after` (of length `depth`) when given. Sets
+ * `level.deeper` when it meets a directory at `depth`: files lie deeper.
+ */
+async function* filesAtDepth(
+  workspace: Workspace,
+  depth: number,
+  after: readonly string[] | undefined,
+  signal: AbortSignal | undefined,
+  level: { deeper: boolean },
+): AsyncGenerator<WalkEntry> {
+  async function* visit(
+    dir: readonly string[],
+    resume: readonly string[] | undefined,
+  ): AsyncGenerator<WalkEntry> {
+    if (resume !== undefined && resume.length > 1) {
+      // First the rest of the directory the resume point lies in.
+      const inner = [...dir, resume[0]];
+      const real = await workspace.resolve(join(inner)).then(
+        (resolved) =>
+          isRealDirectory(workspace, {
+            ...resolved,
+            isDirectory: resolved.info.isDirectory,
+          }),
+        () => false,
+      );
+      if (real) yield* visit(inner, resume.slice(1));
+    }
+    for await (
+      const entry of entriesOf(workspace, join(dir), resume?.[0], signal)
+    ) {
+      if (dir.length + 1 === depth) {
+        if (entry.isFile) yield entry;
+        else if (isRealDirectory(workspace, entry)) level.deeper = true;
+      } else if (isRealDirectory(workspace, entry)) {
+        yield* visit([
+          ...dir,
+          entry.relative.slice(entry.relative.lastIndexOf("/") + 1),
+        ], undefined);
+      }
+    }
+  }
+  yield* visit([], after);
+}
+
+/**
+ * The regular files of `workspace` in listing order (see the module
+ * notes), after the file at the root-relative path `after` when given,
+ * lazily: a consumer that stops early stops the reading. Resuming reads
+ * only what lies after `after` on its level, plus the directories above
+ * that level. Throws {@linkcode BadResumeKey} for an `after` that is not a
+ * root-relative path.
+ */
+export async function* rankedFiles(
+  workspace: Workspace,
+  after?: string,
   signal?: AbortSignal,
 ): AsyncGenerator<WalkEntry> {
-  if (after === undefined) {
-    for await (const entry of workspace.walk({ signal })) {
-      if (entry.isFile) yield entry;
+  const resume = after === undefined ? undefined : splitKey(after);
+  let depth = 2;
+  if (resume === undefined || resume.length === 1) {
+    // The root: all of it, to put its key files in front.
+    const files: WalkEntry[] = [];
+    let deeper = false;
+    for await (const entry of entriesOf(workspace, "", undefined, signal)) {
+      if (entry.isFile) files.push(entry);
+      else if (isRealDirectory(workspace, entry)) deeper = true;
     }
-    return;
-  }
-  const parts = splitKey(after);
-  // Innermost directory first: what follows `after` in its directory, then
-  // what follows that directory in its parent, and so on up to the root.
-  for (let level = parts.length - 1; level >= 0; level--) {
-    const rest = workspace.walk({
-      path: parts.slice(0, level).join("/"),
-      after: parts[level],
-      signal,
-    });
-    for await (const entry of orNothing(rest)) {
-      if (entry.isFile) yield entry;
+    const from = resume === undefined ? undefined : rankOf(resume);
+    for (
+      const file of files.sort((a, b) => compareListed(a.relative, b.relative))
+    ) {
+      if (
+        from === undefined || compareRanks(rankOf([file.relative]), from) > 0
+      ) {
+        yield file;
+      }
     }
+    if (!deeper) return;
+  } else {
+    depth = resume.length;
   }
+  for (;; depth++) {
+    const level = { deeper: false };
+    const from = resume !== undefined && resume.length === depth
+      ? resume
+      : undefined;
+    yield* filesAtDepth(workspace, depth, from, signal, level);
+    // A level read from its start knows whether another lies below it.
+    if (from === undefined && !level.deeper) return;
+  }
+}
+
+/** Where a page of the listing resumes. */
+export interface ListPosition {
+  /** Root-relative path of the last file served. */
+  after: string;
+  /** How many files the listing has served up to and including it. */
+  served: number;
+}
+
+/** Options of {@linkcode listFiles}. */
+export interface ListFilesOptions {
+  /** Resume after this position (undefined: from the start). */
+  from?: ListPosition;
+  /** Most files in this page. */
+  limit: number;
+  /** Most files in the whole listing, over all pages. */
+  cap: number;
+  /** Which files may be listed (those that can be read back, say). */
+  accept: (entry: WalkEntry) => boolean | Promise<boolean>;
+  /** Stops the listing. */
+  signal?: AbortSignal;
+}
+
+/**
+ * One page of the listing: accepted files after `from`, at most `limit`
+ * of them and none past the first `cap` served over all pages; `next` is
+ * where the following page starts, absent on the last page. Throws
+ * {@linkcode BadResumeKey} for a position this module did not make.
+ */
+export async function listFiles(
+  workspace: Workspace,
+  options: ListFilesOptions,
+): Promise<{ files: WalkEntry[]; next?: ListPosition }> {
+  const served = options.from?.served ?? 0;
+  if (!Number.isSafeInteger(served) || served < 0) {
+    throw new BadResumeKey(String(served));
+  }
+  const room = Math.min(options.limit, options.cap - served);
+  const files: WalkEntry[] = [];
+  if (room <= 0) return { files };
+  for await (
+    const entry of rankedFiles(workspace, options.from?.after, options.signal)
+  ) {
+    if (!await options.accept(entry)) continue;
+    if (files.length === room) {
+      // One more accepted file exists; another page is due if the cap allows.
+      const last = files[files.length - 1];
+      return served + files.length < options.cap
+        ? {
+          files,
+          next: { after: last.relative, served: served + files.length },
+        }
+        : { files };
+    }
+    files.push(entry);
+  }
+  return { files };
+}
+
+/** The resume key of a position, as the provider's cursor carries it. */
+export function positionKey(position: ListPosition): string {
+  return `${position.served}:${position.after}`;
+}
+
+/** The position a key from {@linkcode positionKey} names. */
+export function keyPosition(key: string): ListPosition {
+  const match = /^(0|[1-9][0-9]{0,14}):(.+)$/s.exec(key);
+  if (match === null) throw new BadResumeKey(key);
+  splitKey(match[2]);
+  return { served: Number(match[1]), after: match[2] };
 }

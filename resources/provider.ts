@@ -19,15 +19,28 @@ import {
 } from "../mcp/resource.ts";
 import { decodeText, isProbablyText, readWhole } from "../workspace/content.ts";
 import { type Workspace, WorkspaceError } from "../workspace/workspace.ts";
-import { BadResumeKey, filesAfter } from "./listing.ts";
+import {
+  BadResumeKey,
+  keyPosition,
+  listFiles,
+  positionKey,
+} from "./listing.ts";
 import { RootUri } from "./uri.ts";
 import { mimeTypeOf } from "../workspace/mime_lazy.ts";
 import { type WatchOptions, watchWorkspace } from "./watch.ts";
+
+/** The default of {@linkcode WorkspaceResourcesOptions.maxResources}. */
+export const DEFAULT_MAX_RESOURCES = 1000;
 
 /** Options of {@linkcode WorkspaceResources}. */
 export interface WorkspaceResourcesOptions {
   /** Largest file `read` returns, in bytes. */
   maxReadBytes: number;
+  /**
+   * Most files `list` shows over all pages, the most useful first (see
+   * `listing.ts`); the template reaches the rest. Default 1000.
+   */
+  maxResources?: number;
   /** Report changes (`watch` is then available). Default false. */
   watch?: boolean;
   /** Timing of change notifications. */
@@ -50,6 +63,8 @@ export class WorkspaceResources implements ResourceProvider {
   readonly uris: RootUri;
   /** Largest file read, in bytes. */
   readonly maxReadBytes: number;
+  /** Most files listed. */
+  readonly maxResources: number;
   /** Present only when the provider was made with `watch: true`. */
   readonly watch?: (
     listener: (changes: ResourceChanges) => void,
@@ -60,6 +75,7 @@ export class WorkspaceResources implements ResourceProvider {
     this.workspace = workspace;
     this.uris = new RootUri(workspace.root);
     this.maxReadBytes = options.maxReadBytes;
+    this.maxResources = options.maxResources ?? DEFAULT_MAX_RESOURCES;
     if (options.watch) {
       this.watch = (listener) =>
         watchWorkspace(
@@ -71,46 +87,56 @@ export class WorkspaceResources implements ResourceProvider {
     }
   }
 
-  /** See {@linkcode ResourceProvider.list}. */
+  /**
+   * See {@linkcode ResourceProvider.list}. Lists only what can be read
+   * back exactly as listed: a file whose URI would not lead back to it, or
+   * that the workspace would refuse to read, is left out.
+   */
   async list(
     after: string | undefined,
     limit: number,
     signal: AbortSignal,
   ): Promise<ResourcePage> {
-    const page: { relative: string; absolute: string }[] = [];
-    let more = false;
+    const sizes = new Map<string, number>();
+    let page;
     try {
-      for await (const entry of filesAfter(this.workspace, after, signal)) {
-        if (page.length === limit) {
-          more = true; // One file past the page: another page is due.
-          break;
-        }
-        page.push(entry);
-      }
+      page = await listFiles(this.workspace, {
+        from: after === undefined ? undefined : keyPosition(after),
+        limit,
+        cap: this.maxResources,
+        signal,
+        accept: async (entry) => {
+          const uri = this.uris.uriOf(entry.relative);
+          if (this.uris.relativeOf(uri) !== entry.relative) return false;
+          try {
+            const resolved = await this.workspace.resolve(entry.relative);
+            if (!resolved.info.isFile) return false;
+            sizes.set(entry.relative, resolved.info.size);
+            return true;
+          } catch (error) {
+            if (error instanceof WorkspaceError) return false;
+            throw error;
+          }
+        },
+      });
     } catch (error) {
-      if (error instanceof BadResumeKey) {
-        throw invalidCursor();
-      }
+      if (error instanceof BadResumeKey) throw invalidCursor();
       throw error;
     }
-    // One stat per listed file, all at once: the page is small and bounded.
-    const resources = await Promise.all(page.map(async (entry) => {
+    const resources = await Promise.all(page.files.map(async (entry) => {
       const resource: Resource = {
         uri: this.uris.uriOf(entry.relative),
         name: entry.relative,
       };
       const mimeType = await mimeTypeOf(entry.relative);
       if (mimeType !== undefined) resource.mimeType = mimeType;
-      try {
-        resource.size = Deno.statSync(entry.absolute).size;
-      } catch {
-        // Deleted since the walk saw it: list it without a size.
-      }
+      const size = sizes.get(entry.relative);
+      if (size !== undefined) resource.size = size;
       return resource;
     }));
-    return more
-      ? { resources, nextKey: page[page.length - 1].relative }
-      : { resources };
+    return page.next === undefined
+      ? { resources }
+      : { resources, nextKey: positionKey(page.next) };
   }
 
   /** See {@linkcode ResourceProvider.templates}. */
@@ -120,7 +146,7 @@ export class WorkspaceResources implements ResourceProvider {
       name: "workspace-file",
       title: "Workspace file",
       description:
-        `Any file under the workspace root by its path relative to the root, for example {+path} = src/main.ts. No mimeType here because it varies by file: resources/read reports each file's type, and text comes back as "text", anything else as base64 "blob".`,
+        `Any file under the workspace root by its path relative to the root, for example {+path} = src/main.ts. resources/list shows at most ${this.maxResources} files, the most useful first (README, manifests, then level by level); this template reads every other one. No mimeType here because it varies by file: resources/read reports each file's type, and text comes back as "text", anything else as base64 "blob".`,
     }];
   }
 

@@ -7,8 +7,18 @@
  * percent-encoded), and an incoming URI is compared after the URL parser's
  * normalisation (`.`/`..` segments, including their `%2e` spellings,
  * `localhost` host) and percent-decoding of each segment. A decoded
- * segment must stay a single path component: `%2f`, `%5c` and `%00` never
- * become separators or NULs.
+ * segment must stay a single path component: `%2f` and `%00` never become
+ * separators or NULs, nor `%5c` on Windows (on POSIX a backslash is an
+ * ordinary character of a file name, `back\slash.txt`).
+ *
+ * The published template `file:///ROOT/{+path}` is expanded by clients with
+ * RFC 6570 reserved expansion (the official SDK's `UriTemplate` uses
+ * `encodeURI`), which leaves `#` and `?` as they are. A file URI has no use
+ * for a query or a fragment here, so both are read as part of the name:
+ * `file:///ROOT/a#b.txt` names the file `a#b.txt`, exactly as the template
+ * expands it. (Reserved expansion also passes `%XX` triplets through, so a
+ * name that itself contains one, such as `%41.txt`, reads back only through
+ * the URI this server lists, which spells it `%2541.txt`.)
  *
  * @module
  */
@@ -17,7 +27,10 @@ import { pathToFileHref } from "./file_url.ts";
 
 // Decoded path segments of a file URL, or undefined when one cannot be
 // a single path component.
-function decodedSegments(pathname: string): string[] | undefined {
+function decodedSegments(
+  pathname: string,
+  windows: boolean,
+): string[] | undefined {
   const segments: string[] = [];
   for (const raw of pathname.split("/").slice(1)) {
     let segment: string;
@@ -26,12 +39,21 @@ function decodedSegments(pathname: string): string[] | undefined {
     } catch {
       return undefined; // "%zz" or a broken UTF-8 sequence.
     }
-    if (/[/\\\0]/.test(segment) || segment === "." || segment === "..") {
+    if (
+      /[/\0]/.test(segment) || (windows && segment.includes("\\")) ||
+      segment === "." || segment === ".."
+    ) {
       return undefined;
     }
     segments.push(segment);
   }
   return segments;
+}
+
+/** Options of {@linkcode RootUri}. */
+export interface RootUriOptions {
+  /** Windows paths; default: whether Deno runs on Windows. */
+  windows?: boolean;
 }
 
 /** Maps between root-relative POSIX paths and `file://` URIs under a root. */
@@ -40,13 +62,20 @@ export class RootUri {
   readonly prefix: string;
   readonly #root: string;
   readonly #rootSegments: string[];
+  readonly #windows: boolean;
 
   /** Make the mapping for the real absolute path `root`. */
-  constructor(root: string) {
+  constructor(root: string, options: RootUriOptions = {}) {
+    this.#windows = options.windows ?? Deno.build.os === "windows";
     this.#root = root.endsWith("/") ? root.slice(0, -1) : root;
-    const href = pathToFileHref(this.#root === "" ? "/" : this.#root);
+    const href = pathToFileHref(this.#root === "" ? "/" : this.#root, {
+      windows: this.#windows,
+    });
     this.prefix = href.endsWith("/") ? href : `${href}/`;
-    const segments = decodedSegments(new URL(this.prefix).pathname);
+    const segments = decodedSegments(
+      new URL(this.prefix).pathname,
+      this.#windows,
+    );
     if (segments === undefined) {
       throw new TypeError(`Cannot make a file URI of the root "${root}"`);
     }
@@ -56,27 +85,26 @@ export class RootUri {
 
   /** The canonical URI of the root-relative POSIX path `relative`. */
   uriOf(relative: string): string {
-    return pathToFileHref(`${this.#root}/${relative}`);
+    return pathToFileHref(`${this.#root}/${relative}`, {
+      windows: this.#windows,
+    });
   }
 
   /**
    * The root-relative POSIX path `uri` names, or undefined when it names
-   * nothing under the root (another scheme or host, a query or fragment,
-   * a path outside the root, the root itself, an empty segment, or an
-   * encoded separator or NUL).
+   * nothing under the root (another scheme or host, a path outside the
+   * root, the root itself, an empty segment, or an encoded separator or
+   * NUL). A raw `#` or `?` is part of the name (see the module notes).
    */
   relativeOf(uri: string): string | undefined {
     let url: URL;
     try {
-      url = new URL(uri);
+      url = new URL(uri.replaceAll("#", "%23").replaceAll("?", "%3F"));
     } catch {
       return undefined;
     }
     if (url.protocol !== "file:" || url.host !== "") return undefined;
-    if (url.search !== "" || url.hash !== "" || uri.includes("?")) {
-      return undefined;
-    }
-    const segments = decodedSegments(url.pathname);
+    const segments = decodedSegments(url.pathname, this.#windows);
     if (segments === undefined) return undefined;
     const root = this.#rootSegments;
     if (segments.length <= root.length) return undefined;

@@ -7,7 +7,8 @@
 
 import { strict as assert } from "node:assert";
 import { join } from "node:path";
-import { FLAG_NAMES } from "../cli/flags.ts";
+import { CLIENT_PROTOCOL_VERSIONS, FLAG_NAMES } from "../cli/flags.ts";
+import { stableDenoCommand } from "../cli/run_command.ts";
 import { VERSION } from "../cli/help.ts";
 import {
   PROJECT_ROOT,
@@ -70,6 +71,10 @@ const USAGE_ERRORS: [string[], RegExp][] = [
   [["--root", "deno.json"], /--root .*deno\.json is not a directory/],
   [["serve"], /unexpected argument "serve"/],
   [["config", "emacs"], /unknown client "emacs".*claude-desktop/],
+  [
+    ["--protocol-versions", "2025-06-18,2099-01-01"],
+    /does not speak MCP 2099-01-01.*2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25/,
+  ],
   [["config", "cursor", "vscode"], /config takes one client name/],
   [["config", "cursor", "--root", "no/such/dir"], /does not exist/],
 ];
@@ -143,11 +148,34 @@ for (const t of TARGETS) {
     const entry = JSON.parse(r.stdout).servers.shipcode;
     assert.equal(entry.type, "stdio");
     const expected = serverCommand(
-      ["--root", join(PROJECT_ROOT, "tests"), "--watch"],
+      [
+        "--root",
+        join(PROJECT_ROOT, "tests"),
+        // Every version, so every client the user pastes it into works.
+        "--protocol-versions",
+        CLIENT_PROTOCOL_VERSIONS.join(","),
+        "--watch",
+      ],
       t,
     );
-    assert.equal(entry.command, expected.command);
-    assert.deepEqual(entry.args, expected.args);
+    // Deno itself through a name that survives upgrades (npm's link).
+    const deno = t === "binary" ? { command: expected.command, args: [] } : (
+      stableDenoCommand({
+        execPath: Deno.execPath(),
+        version: Deno.version.deno,
+        windows: Deno.build.os === "windows",
+        exists: (path) => {
+          try {
+            return Deno.statSync(path).isFile;
+          } catch {
+            return false;
+          }
+        },
+      })
+    );
+    assert.equal(entry.command, deno.command);
+    assert.ok(!/node_modules[\\/]deno[\\/]/.test(entry.command));
+    assert.deepEqual(entry.args, [...deno.args, ...expected.args]);
     // The hint says where the text goes, on stderr, in one line.
     assert.match(r.stderr, /^[^\n]*\.vscode\/mcp\.json[^\n]*\n$/);
   });
@@ -160,7 +188,12 @@ for (const t of TARGETS) {
       r.stdout,
     );
     assert.ok(
-      r.stdout.endsWith(` --root ${PROJECT_ROOT.replace(/\/$/, "")}\n`),
+      r.stdout.endsWith(
+        ` --root ${PROJECT_ROOT.replace(/\/$/, "")} --protocol-versions ${
+          CLIENT_PROTOCOL_VERSIONS.join(",")
+        }\n`,
+      ),
+      r.stdout,
     );
   });
 
@@ -238,8 +271,25 @@ Deno.test("README: every flag documented, and the piped example's output is exac
     readme,
   );
   assert.ok(printed, "README does not show the example's output");
-  const r = await run("source", [], input + "\n");
-  assert.equal(r.stdout, printed[1] + "\n");
+  // As written: deno task start, from the repository (INIT_CWD unset, as
+  // in a shell; this test may itself run under deno task).
+  const env = Deno.env.toObject();
+  delete env.INIT_CWD;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["task", "start"],
+    cwd: PROJECT_ROOT,
+    env: { ...env, NO_COLOR: "1" },
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(input + "\n"));
+  await writer.close();
+  const out = await child.output();
+  assert.equal(decoder.decode(out.stdout), printed[1] + "\n");
+  assert.equal(out.code, 0);
 });
 
 Deno.test("README and .ci/run agree: CI runs deno task ci", async () => {
@@ -252,4 +302,27 @@ Deno.test("README and .ci/run agree: CI runs deno task ci", async () => {
   ).tasks;
   assert.match(tasks.ci, /deno task test/);
   assert.match(tasks.test, /deno task bundle/);
+});
+
+Deno.test("README set-up: two npx commands and installer lines, all pinned to the tested Deno", async () => {
+  const readme = await Deno.readTextFile(join(PROJECT_ROOT, "README.md"));
+  const version = Deno.version.deno;
+  const setup = readme.slice(readme.indexOf("## Set up"));
+  const first = /```sh\n([\s\S]*?)```/.exec(setup)![1];
+  assert.deepEqual(
+    first.trimEnd().split("\n").map((line) => line.replace(/\s+#.*$/, "")),
+    [`npx -y deno@${version} task start`, `npx -y deno@${version} task test`],
+  );
+  assert.ok(
+    readme.includes(
+      `curl -fsSL https://deno.land/install.sh | sh -s v${version}`,
+    ),
+  );
+  assert.ok(readme.includes(`install.ps1) } v${version}`));
+  assert.ok(readme.includes(`npm install -g deno@${version}`));
+  // No other Deno version, and no unpinned installer, anywhere in it.
+  for (const match of readme.matchAll(/deno@(\d+\.\d+\.\d+)/g)) {
+    assert.equal(match[1], version, match[0]);
+  }
+  assert.ok(!/install\.sh \| sh\s*(#|$)/m.test(readme));
 });

@@ -26,11 +26,15 @@ const compiled = {
   standalone: true,
   execPath: "/opt/shipcode/shipcode-mcp",
   mainScript: "file-that-must-not-appear",
+  denoVersion: "2.9.6",
+  exists: () => false,
 };
 const underDeno = {
   standalone: false,
   execPath: "/usr/local/bin/deno",
   mainScript: "/src/shipcode/main.ts",
+  denoVersion: "2.9.6",
+  exists: () => false,
 };
 
 Deno.test("serveArgs: only the root when every other flag is default", () => {
@@ -44,6 +48,7 @@ Deno.test("serveArgs: carries every flag that differs from its default", () => {
     protocolVersions: ["2025-06-18", "2025-03-26"],
     watch: true,
     pageSize: 7,
+    maxResources: 9,
     maxLineBytes: 4096,
     maxEntries: 50,
     maxMatches: 5,
@@ -61,6 +66,8 @@ Deno.test("serveArgs: carries every flag that differs from its default", () => {
     "--watch",
     "--page-size",
     "7",
+    "--max-resources",
+    "9",
     "--max-line-bytes",
     "4096",
     "--max-entries",
@@ -90,6 +97,33 @@ Deno.test("launchCommand: under deno, deno run with read-only, no-prompt permiss
       "--allow-read",
       "--no-prompt",
       V8_FLAGS_ARG,
+      "/src/shipcode/main.ts",
+      "--root",
+      ROOT,
+    ],
+  });
+});
+
+Deno.test("launchCommand: deno from npm runs through npm's link, which upgrades keep", () => {
+  const fromNpm = {
+    ...underDeno,
+    execPath: "/usr/lib/node_modules/deno/deno",
+    exists: (path: string) => path === "/usr/bin/deno",
+  };
+  assert.equal(launchCommand(fromNpm, config).command, "/usr/bin/deno");
+  const fromNpx = {
+    ...underDeno,
+    execPath: "/home/ada/.npm/_npx/ab12/node_modules/deno/deno",
+  };
+  assert.deepEqual(launchCommand(fromNpx, config), {
+    command: "npx",
+    args: [
+      "--prefer-offline",
+      "-y",
+      "deno@2.9.6",
+      "run",
+      "--allow-read",
+      "--no-prompt",
       "/src/shipcode/main.ts",
       "--root",
       ROOT,

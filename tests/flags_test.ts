@@ -8,6 +8,7 @@
 import { deepStrictEqual, strictEqual, throws } from "node:assert/strict";
 import {
   absolutePath,
+  CLIENT_PROTOCOL_VERSIONS,
   type Command,
   DEFAULTS,
   parseFlags,
@@ -37,11 +38,24 @@ Deno.test("flags: switches, grouped short flags, and -- before positionals", () 
   const c = config(parseFlags(["--watch", "--include-ignored"], "/w"));
   strictEqual(c.watch, true);
   strictEqual(c.includeIgnored, true);
+  // config writes every protocol version unless told otherwise.
   deepStrictEqual(parseFlags(["--", "config", "cursor"], "/w"), {
     kind: "config",
     client: "cursor",
-    config: config(parseFlags([], "/w")),
+    config: {
+      ...config(parseFlags([], "/w")),
+      protocolVersions: [...CLIENT_PROTOCOL_VERSIONS],
+    },
   });
+  deepStrictEqual(
+    config(
+      parseFlags(
+        ["config", "cursor", "--protocol-versions", "2025-03-26"],
+        "/w",
+      ),
+    ).protocolVersions,
+    ["2025-03-26"],
+  );
 });
 
 Deno.test("flags: refusals name the flag and the fix", () => {

@@ -19,18 +19,13 @@ import {
   TARGETS,
   targetStatus,
 } from "./server_command.ts";
+import { workspaceToolNames } from "./tool_names.ts";
 
 /** The pinned Inspector release. */
 const INSPECTOR = "@modelcontextprotocol/inspector@0.15.0";
 
 /** The tools the workspace server registers (tools/mod.ts). */
-const TOOL_NAMES = [
-  "file_info",
-  "find_files",
-  "list_directory",
-  "read_file",
-  "search_text",
-];
+const TOOL_NAMES = await workspaceToolNames();
 
 const HELLO = "hello from the inspector test\n";
 

@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import { Buffer } from "node:buffer";
 import { RpcError } from "../mcp/jsonrpc.ts";
 import type { Resource, ResourceContents } from "../mcp/resource.ts";
-import { filesAfter } from "../resources/listing.ts";
+import { keyPosition, listFiles, rankedFiles } from "../resources/listing.ts";
 import { WorkspaceResources } from "../resources/provider.ts";
 import { Workspace } from "../workspace/workspace.ts";
 
@@ -64,6 +64,9 @@ async function rejectsWith(
 
 const TREE = {
   ".gitignore": "*.log\nbuild/\n",
+  "LICENSE": "l",
+  "README.md": "# r",
+  "package.json": "{}",
   "a/b.txt": "b",
   "a/z/deep.txt": "deep",
   "a-c.txt": "a-c",
@@ -74,19 +77,23 @@ const TREE = {
   "x y/é.md": "# é",
   "zz.bin": new Uint8Array([0, 1, 2, 255]),
 };
-// Walk order: names sorted per level, a directory's contents right after it.
+// Listing order: the root's README, manifests and key documents, its other
+// files, then level by level in path order.
 const ORDER = [
+  "README.md",
+  "package.json",
+  "LICENSE",
   ".gitignore",
-  "a/b.txt",
-  "a/z/deep.txt",
   "a-c.txt",
   "a.txt",
+  "zz.bin",
+  "a/b.txt",
   "empty/.keep",
   "x y/é.md",
-  "zz.bin",
+  "a/z/deep.txt",
 ];
 
-Deno.test("list: every non-ignored file, in walk order, with URI, MIME type and size", async () => {
+Deno.test("list: every non-ignored file, most useful first, with URI, MIME type and size", async () => {
   const root = await tree(TREE);
   try {
     const p = await provider(root);
@@ -115,7 +122,7 @@ Deno.test("list: pages of every size concatenate to the full list", async () => 
   const root = await tree(TREE);
   try {
     const p = await provider(root);
-    for (const size of [1, 2, 3, 7, 8, 9]) {
+    for (const size of [1, 2, 3, 7, 8, 10, 11, 12]) {
       assert.deepEqual(
         (await allPages(p, size)).map((r) => r.name),
         ORDER,
@@ -131,11 +138,17 @@ Deno.test("list: a cursor resumes after its file even when that file is gone", a
   const root = await tree(TREE);
   try {
     const p = await provider(root);
-    const first = await p.list(undefined, 2, NEVER);
-    assert.equal(first.nextKey, "a/b.txt");
+    const first = await p.list(undefined, 8, NEVER);
+    assert.deepEqual(keyPosition(first.nextKey!), {
+      after: "a/b.txt",
+      served: 8,
+    });
     await Deno.remove(`${root}/a`, { recursive: true });
     const next = await p.list(first.nextKey, 100, NEVER);
-    assert.deepEqual(next.resources.map((r) => r.name), ORDER.slice(3));
+    assert.deepEqual(next.resources.map((r) => r.name), [
+      "empty/.keep",
+      "x y/é.md",
+    ]);
   } finally {
     await Deno.remove(root, { recursive: true });
   }
@@ -146,7 +159,19 @@ Deno.test("list: keys that are not workspace paths are -32602", async () => {
   try {
     const p = await provider(root);
     for (
-      const key of ["", "/etc/passwd", "../x", "a//b", "a/./b", "a\\b", "a\0b"]
+      const key of [
+        "",
+        "a.txt",
+        "0:",
+        "x:a.txt",
+        "-1:a.txt",
+        "01:a.txt",
+        "0:/etc/passwd",
+        "0:../x",
+        "0:a//b",
+        "0:a/./b",
+        "0:a\0b",
+      ]
     ) {
       await rejectsWith(p.list(key, 2, NEVER), -32602);
     }
@@ -155,8 +180,8 @@ Deno.test("list: keys that are not workspace paths are -32602", async () => {
   }
 });
 
-Deno.test("filesAfter: resuming reads only what follows (a 2,000-file tree)", async () => {
-  const files: Record<string, string> = {};
+Deno.test("list: at most maxResources files over all pages, the first ones of the ranked order", async () => {
+  const files: Record<string, string> = { "README.md": "r" };
   for (let d = 0; d < 20; d++) {
     for (let f = 0; f < 100; f++) {
       files[
@@ -164,18 +189,70 @@ Deno.test("filesAfter: resuming reads only what follows (a 2,000-file tree)", as
       ] = "";
     }
   }
+  files["d00/e/deeper.txt"] = "";
   const root = await tree(files);
   try {
     const ws = await Workspace.open(root);
-    const names: string[] = [];
-    for await (const e of filesAfter(ws, "d19/f097.txt")) {
-      names.push(e.relative);
+    const ranked: string[] = [];
+    for await (const e of rankedFiles(ws)) ranked.push(e.relative);
+    assert.equal(ranked.length, 2002);
+    assert.equal(ranked[0], "README.md");
+    assert.equal(ranked.at(-1), "d00/e/deeper.txt");
+    for (const [cap, size] of [[150, 1000], [150, 40], [3000, 700]]) {
+      const p = new WorkspaceResources(ws, {
+        maxReadBytes: 1,
+        maxResources: cap,
+      });
+      const names = (await allPages(p, size)).map((r) => r.name);
+      assert.deepEqual(names, ranked.slice(0, cap), `cap ${cap}, ${size}`);
     }
-    assert.deepEqual(names, ["d19/f098.txt", "d19/f099.txt"]);
-    const all: string[] = [];
-    for await (const e of filesAfter(ws, undefined)) all.push(e.relative);
-    assert.equal(all.length, 2000);
-    assert.deepEqual(all, Object.keys(files).sort());
+    // A page costs what it holds: resuming near the end checks only the
+    // files after the resume point, not the 2,000 before it.
+    let checked = 0;
+    const page = await listFiles(ws, {
+      from: { after: "d19/f097.txt", served: 1999 },
+      limit: 10,
+      cap: 5000,
+      accept: () => (checked++, true),
+    });
+    assert.deepEqual(page.files.map((f) => f.relative), [
+      "d19/f098.txt",
+      "d19/f099.txt",
+      "d00/e/deeper.txt",
+    ]);
+    assert.equal(page.next, undefined);
+    assert.equal(checked, 3);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("list: files are reached through real directories only: no loop, fan-out or repeat through links", async () => {
+  const root = await tree({ "d/x.txt": "x", "f.txt": "f" });
+  try {
+    await Deno.symlink(`${root}/d`, `${root}/alias`);
+    await Deno.symlink("..", `${root}/d/up`);
+    await Deno.symlink("f.txt", `${root}/link.txt`);
+    // Links that fan out: each level links to the next twice.
+    for (let i = 0; i < 20; i++) {
+      await Deno.mkdir(`${root}/fan/l${i}`, { recursive: true });
+      if (i > 0) {
+        await Deno.symlink(`../l${i}`, `${root}/fan/l${i - 1}/a`);
+        await Deno.symlink(`../l${i}`, `${root}/fan/l${i - 1}/b`);
+      }
+    }
+    await Deno.writeTextFile(`${root}/fan/l19/end.txt`, "end");
+    const ws = await Workspace.open(root);
+    const names: string[] = [];
+    for await (const e of rankedFiles(ws)) names.push(e.relative);
+    // A link to a file is a file of its own; links to directories are not
+    // followed, their files are listed where they really are.
+    assert.deepEqual(names, [
+      "f.txt",
+      "link.txt",
+      "d/x.txt",
+      "fan/l19/end.txt",
+    ]);
   } finally {
     await Deno.remove(root, { recursive: true });
   }

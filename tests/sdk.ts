@@ -13,3 +13,4 @@ export {
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";
+export { UriTemplate } from "npm:@modelcontextprotocol/sdk@1.32.2/shared/uriTemplate.js";

@@ -7,7 +7,7 @@
  */
 
 import { fileURLToPath } from "node:url";
-import { V8_FLAGS_ARG } from "../tools/regex.ts";
+import { DENO_RUN_FLAGS } from "../cli/run_command.ts";
 
 /** The project's root directory. */
 export const PROJECT_ROOT: string = fileURLToPath(
@@ -37,23 +37,14 @@ export function serverCommand(args: string[] = [], which: Target = target()): {
     case "source":
       return {
         command: Deno.execPath(),
-        args: [
-          "run",
-          "--allow-read",
-          "--no-prompt",
-          V8_FLAGS_ARG,
-          `${PROJECT_ROOT}main.ts`,
-          ...args,
-        ],
+        args: ["run", ...DENO_RUN_FLAGS, `${PROJECT_ROOT}main.ts`, ...args],
       };
     case "bundle":
       return {
         command: Deno.execPath(),
         args: [
           "run",
-          "--allow-read",
-          "--no-prompt",
-          V8_FLAGS_ARG,
+          ...DENO_RUN_FLAGS,
           `${PROJECT_ROOT}dist/shipcode-mcp.js`,
           ...args,
         ],

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { makeTempWorkspace } from "./tools_fixture.ts";
 import { call, callRaw, textOf, toolServer } from "./tools_harness.ts";
+import { workspaceToolNames } from "./tool_names.ts";
 
 Deno.test("tools/list: sorted by name, keys in order, paginated with a keyset cursor", async () => {
   await using tmp = await makeTempWorkspace();
@@ -11,28 +12,38 @@ Deno.test("tools/list: sorted by name, keys in order, paginated with a keyset cu
     method: "tools/list",
   }, session);
   const tools = (list!.result as { tools: Record<string, unknown>[] }).tools;
-  assert.deepEqual(tools.map((t) => t.name), [
-    "file_info",
-    "find_files",
-    "list_directory",
-    "read_file",
-    "search_text",
-  ]);
+  assert.deepEqual(tools.map((t) => t.name), await workspaceToolNames());
+  const order = [
+    "name",
+    "title",
+    "description",
+    "inputSchema",
+    "outputSchema",
+    "annotations",
+  ];
   for (const tool of tools) {
-    assert.deepEqual(Object.keys(tool), [
-      "name",
-      "title",
-      "description",
-      "inputSchema",
-      "outputSchema",
-      "annotations",
-    ]);
-    assert.deepEqual(tool.annotations, {
-      readOnlyHint: true,
-      idempotentHint: true,
-      openWorldHint: false,
-    });
+    // Keys in the wire order; name, description and inputSchema always.
+    const keys = Object.keys(tool);
+    assert.deepEqual(keys, order.filter((key) => keys.includes(key)));
+    for (const key of ["name", "description", "inputSchema"]) {
+      assert.ok(keys.includes(key), `${tool.name} lacks ${key}`);
+    }
+    // A read-only workspace: whatever a tool says of itself, it reads only.
+    if (tool.annotations !== undefined) {
+      assert.equal(
+        (tool.annotations as { readOnlyHint?: boolean }).readOnlyHint,
+        true,
+      );
+    }
   }
+  // The tools shipped today say all of it.
+  const fileInfo = tools.find((t) => t.name === "file_info")!;
+  assert.deepEqual(Object.keys(fileInfo), order);
+  assert.deepEqual(fileInfo.annotations, {
+    readOnlyHint: true,
+    idempotentHint: true,
+    openWorldHint: false,
+  });
 });
 
 Deno.test("tools/call: protocol errors and version-dependent invalid arguments", async () => {

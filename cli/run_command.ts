@@ -1,0 +1,89 @@
+/**
+ * How the server is run from source: the `deno run` flags every launcher
+ * uses (the `start` task, `shipcode.yml`, the command `config` prints, the
+ * tests), and the `deno` command a client should spawn.
+ *
+ * The flags live here once; `deno.json` and `shipcode.yml` repeat them as
+ * text, and a test checks that they agree.
+ *
+ * @module
+ */
+
+import { V8_FLAGS_ARG } from "../tools/regex.ts";
+
+/**
+ * The flags of `deno run` that run the server from source or as the
+ * bundle: read access only, never a permission prompt on the stdin that
+ * carries the protocol, and V8's linear-time regex engine (see
+ * `tools/regex.ts`).
+ */
+export const DENO_RUN_FLAGS: readonly string[] = [
+  "--allow-read",
+  "--no-prompt",
+  V8_FLAGS_ARG,
+];
+
+/** A program and the arguments that come before `run`: how to start Deno. */
+export interface DenoCommand {
+  /** The program a client spawns. */
+  command: string;
+  /** Arguments before Deno's own (`run ...`). */
+  args: string[];
+}
+
+/** Where Deno was found; see {@linkcode stableDenoCommand}. */
+export interface DenoInstall {
+  /** `Deno.execPath()`: the `deno` executable that is running. */
+  execPath: string;
+  /** `Deno.version.deno`, for an `npx deno@<version>` command. */
+  version: string;
+  /** Windows paths (`\`) and shims (`deno.cmd`). */
+  windows?: boolean;
+  /** Whether a file exists (a shim beside the npm package). */
+  exists: (path: string) => boolean;
+}
+
+/**
+ * A command that starts this Deno and keeps working after Deno is upgraded.
+ *
+ * Installed from npm, `Deno.execPath()` is the binary inside npm's package
+ * directory (`<prefix>/lib/node_modules/deno/deno`), which npm replaces on
+ * upgrade; the stable name is npm's link to it (`<prefix>/bin/deno`, or
+ * `node_modules/.bin/deno` for a project install, `deno.cmd` on Windows).
+ * Run through `npx`, the binary sits in npx's cache, so the command is
+ * `npx --prefer-offline -y deno@<version>` (offline it starts at once from
+ * that cache). Homebrew's binary lives in a versioned `Cellar` directory;
+ * its stable name is `<prefix>/bin/deno`. Any other install (the official
+ * installer, a package manager) is used as it is.
+ */
+export function stableDenoCommand(install: DenoInstall): DenoCommand {
+  const sep = install.windows ? "\\" : "/";
+  const parts = install.execPath.split(install.windows ? /[\\/]/ : "/");
+  const cellar = parts.lastIndexOf("Cellar");
+  if (!install.windows && cellar > 0 && parts[cellar + 1] === "deno") {
+    const link = [...parts.slice(0, cellar), "bin", "deno"].join(sep);
+    if (install.exists(link)) return { command: link, args: [] };
+  }
+  const at = parts.lastIndexOf("node_modules");
+  if (at < 0 || parts[at + 1] !== "deno") {
+    return { command: install.execPath, args: [] };
+  }
+  const npx = {
+    command: "npx",
+    args: ["--prefer-offline", "-y", `deno@${install.version}`],
+  };
+  if (parts.includes("_npx")) return npx;
+  const above = parts.slice(0, at);
+  const candidates: string[] = [];
+  if (install.windows) {
+    candidates.push([...above, "deno.cmd"].join(sep));
+  } else if (above.at(-1) === "lib") {
+    candidates.push([...above.slice(0, -1), "bin", "deno"].join(sep));
+  }
+  candidates.push(
+    [...above, "node_modules", ".bin", install.windows ? "deno.cmd" : "deno"]
+      .join(sep),
+  );
+  const shim = candidates.find((path) => install.exists(path));
+  return shim === undefined ? npx : { command: shim, args: [] };
+}

@@ -1,0 +1,99 @@
+import { strict as assert } from "node:assert";
+import { DENO_RUN_FLAGS, stableDenoCommand } from "./run_command.ts";
+
+function install(execPath: string, files: string[], windows = false) {
+  return {
+    execPath,
+    version: "2.9.6",
+    windows,
+    exists: (path: string) => files.includes(path),
+  };
+}
+
+Deno.test("stableDenoCommand: npm's global link, not the binary inside the package", () => {
+  assert.deepEqual(
+    stableDenoCommand(
+      install("/usr/lib/node_modules/deno/deno", ["/usr/bin/deno"]),
+    ),
+    { command: "/usr/bin/deno", args: [] },
+  );
+  assert.deepEqual(
+    stableDenoCommand(
+      install("/home/a/.nvm/versions/node/v22/lib/node_modules/deno/deno", [
+        "/home/a/.nvm/versions/node/v22/bin/deno",
+      ]),
+    ),
+    { command: "/home/a/.nvm/versions/node/v22/bin/deno", args: [] },
+  );
+});
+
+Deno.test("stableDenoCommand: a project install uses node_modules/.bin", () => {
+  assert.deepEqual(
+    stableDenoCommand(
+      install("/p/node_modules/deno/deno", ["/p/node_modules/.bin/deno"]),
+    ),
+    { command: "/p/node_modules/.bin/deno", args: [] },
+  );
+});
+
+Deno.test("stableDenoCommand: npx's cache, or no link found, becomes npx deno@version", () => {
+  const npx = {
+    command: "npx",
+    args: ["--prefer-offline", "-y", "deno@2.9.6"],
+  };
+  assert.deepEqual(
+    stableDenoCommand(
+      install("/root/.npm/_npx/3078b46d/node_modules/deno/deno", [
+        "/root/.npm/_npx/3078b46d/node_modules/.bin/deno",
+      ]),
+    ),
+    npx,
+  );
+  assert.deepEqual(
+    stableDenoCommand(install("/usr/lib/node_modules/deno/deno", [])),
+    npx,
+  );
+});
+
+Deno.test("stableDenoCommand: Windows npm prefix has deno.cmd", () => {
+  assert.deepEqual(
+    stableDenoCommand(
+      install(
+        "C:\\Users\\a\\AppData\\Roaming\\npm\\node_modules\\deno\\deno.exe",
+        ["C:\\Users\\a\\AppData\\Roaming\\npm\\deno.cmd"],
+        true,
+      ),
+    ),
+    { command: "C:\\Users\\a\\AppData\\Roaming\\npm\\deno.cmd", args: [] },
+  );
+});
+
+Deno.test("stableDenoCommand: Homebrew's link, not its versioned Cellar", () => {
+  assert.deepEqual(
+    stableDenoCommand(
+      install("/opt/homebrew/Cellar/deno/2.9.6/bin/deno", [
+        "/opt/homebrew/bin/deno",
+      ]),
+    ),
+    { command: "/opt/homebrew/bin/deno", args: [] },
+  );
+});
+
+Deno.test("stableDenoCommand: other installs are used as they are", () => {
+  for (const path of ["/home/a/.deno/bin/deno", "/usr/local/bin/deno"]) {
+    assert.deepEqual(stableDenoCommand(install(path, [])), {
+      command: path,
+      args: [],
+    });
+  }
+});
+
+Deno.test("DENO_RUN_FLAGS: the start task and shipcode.yml run the server with them", async () => {
+  const root = new URL("../", import.meta.url);
+  const tasks = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)))
+    .tasks as Record<string, string>;
+  const flags = DENO_RUN_FLAGS.join(" ");
+  assert.ok(tasks.start.includes(`deno run ${flags} `), tasks.start);
+  const yml = await Deno.readTextFile(new URL("shipcode.yml", root));
+  assert.match(yml, new RegExp(`^run: deno run ${flags} `, "m"));
+});
