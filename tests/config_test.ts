@@ -124,6 +124,7 @@ Deno.test("launchCommand: deno from npm runs through npm's link, which upgrades 
       "run",
       "--allow-read",
       "--no-prompt",
+      V8_FLAGS_ARG,
       "/src/shipcode/main.ts",
       "--root",
       ROOT,
