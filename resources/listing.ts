@@ -31,7 +31,7 @@ function splitKey(key: string): string[] {
   if (
     key.length === 0 ||
     parts.some((part) =>
-      part === "" || part === "." || part === ".." || /[\\\0]/.test(part)
+      part === "" || part === "." || part === ".." || part.includes("\0")
     )
   ) {
     throw new BadResumeKey(key);
@@ -65,7 +65,7 @@ export async function* filesAfter(
   signal?: AbortSignal,
 ): AsyncGenerator<WalkEntry> {
   if (after === undefined) {
-    for await (const entry of workspace.walk({ signal })) {
+    for await (const entry of workspace.walk({ signal, sizes: true })) {
       if (entry.isFile) yield entry;
     }
     return;
@@ -78,6 +78,7 @@ export async function* filesAfter(
       path: parts.slice(0, level).join("/"),
       after: parts[level],
       signal,
+      sizes: true,
     });
     for await (const entry of orNothing(rest)) {
       if (entry.isFile) yield entry;

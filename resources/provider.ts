@@ -17,7 +17,7 @@ import {
   type ResourceTemplate,
   type ResourceWatch,
 } from "../mcp/resource.ts";
-import { decodeText, isProbablyText, readWhole } from "../workspace/content.ts";
+import { decodeText, isProbablyText } from "../workspace/content.ts";
 import { type Workspace, WorkspaceError } from "../workspace/workspace.ts";
 import { BadResumeKey, filesAfter } from "./listing.ts";
 import { RootUri } from "./uri.ts";
@@ -77,7 +77,7 @@ export class WorkspaceResources implements ResourceProvider {
     limit: number,
     signal: AbortSignal,
   ): Promise<ResourcePage> {
-    const page: { relative: string; absolute: string }[] = [];
+    const page: { relative: string; absolute: string; size?: number }[] = [];
     let more = false;
     try {
       for await (const entry of filesAfter(this.workspace, after, signal)) {
@@ -101,11 +101,7 @@ export class WorkspaceResources implements ResourceProvider {
       };
       const mimeType = await mimeTypeOf(entry.relative);
       if (mimeType !== undefined) resource.mimeType = mimeType;
-      try {
-        resource.size = Deno.statSync(entry.absolute).size;
-      } catch {
-        // Deleted since the walk saw it: list it without a size.
-      }
+      if (entry.size !== undefined) resource.size = entry.size;
       return resource;
     }));
     return more
@@ -137,19 +133,26 @@ export class WorkspaceResources implements ResourceProvider {
 
   /** See {@linkcode ResourceProvider.read}. */
   async read(uri: string, signal: AbortSignal): Promise<ResourceContents[]> {
-    const { relative, absolute, size } = await this.#resolveFile(uri);
+    const { relative, size } = await this.#resolveFile(uri);
     const canonical = this.uris.uriOf(relative);
     if (size > this.maxReadBytes) throw this.#tooLarge(uri, size);
     let bytes: Uint8Array;
     try {
-      bytes = await readWhole(absolute, size, signal);
+      const read = await this.workspace.readFile(relative, {
+        maxBytes: this.maxReadBytes,
+        signal,
+      });
+      // It may have grown since the stat; the cap holds for what was read.
+      if (read.truncated) {
+        throw this.#tooLarge(
+          uri,
+          Math.max(read.info.size, read.bytes.length + 1),
+        );
+      }
+      bytes = read.bytes;
     } catch (error) {
-      if (signal.aborted) throw error;
-      throw resourceNotFound(uri); // Vanished between stat and read.
-    }
-    // It may have grown since the stat; the cap holds for what was read.
-    if (bytes.length > this.maxReadBytes) {
-      throw this.#tooLarge(uri, bytes.length);
+      if (signal.aborted || error instanceof RpcError) throw error;
+      throw resourceNotFound(uri); // Vanished or changed since resolved.
     }
     const mimeType = await mimeTypeOf(relative);
     if (!binaryByType(mimeType) && isProbablyText(bytes)) {

@@ -26,7 +26,8 @@ function decodedSegments(pathname: string): string[] | undefined {
     } catch {
       return undefined; // "%zz" or a broken UTF-8 sequence.
     }
-    if (/[/\\\0]/.test(segment) || segment === "." || segment === "..") {
+    // A backslash is an ordinary name character on POSIX ("back\\slash.txt").
+    if (/[/\0]/.test(segment) || segment === "." || segment === "..") {
       return undefined;
     }
     segments.push(segment);

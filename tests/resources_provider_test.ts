@@ -146,7 +146,7 @@ Deno.test("list: keys that are not workspace paths are -32602", async () => {
   try {
     const p = await provider(root);
     for (
-      const key of ["", "/etc/passwd", "../x", "a//b", "a/./b", "a\\b", "a\0b"]
+      const key of ["", "/etc/passwd", "../x", "a//b", "a/./b", "a\0b"]
     ) {
       await rejectsWith(p.list(key, 2, NEVER), -32602);
     }

@@ -60,7 +60,6 @@ Deno.test("RootUri: URIs naming nothing under the root give undefined", () => {
       "file:///srv/my%20code/%2e%2e/%2e%2e/etc/passwd",
       "file:///srv/my%20code/..%2f..%2fetc/passwd",
       "file:///srv/my%20code/sub%2f..%2f..%2fx",
-      "file:///srv/my%20code/a%5c..%5cb",
       "file:///srv/my%20code/a%00.txt",
       "file:///srv/my%20code//a.txt",
       "file:///srv/my%20code/a/",
@@ -71,4 +70,10 @@ Deno.test("RootUri: URIs naming nothing under the root give undefined", () => {
   ) {
     assert.equal(root.relativeOf(uri), undefined, uri);
   }
+  // A backslash is a name character on POSIX: one component, never a
+  // separator, so it cannot climb out.
+  assert.equal(
+    root.relativeOf("file:///srv/my%20code/a%5c..%5cb"),
+    "a\\..\\b",
+  );
 });

@@ -68,7 +68,12 @@ export function listDirectoryTool(
       const notes: string[] = [];
       let truncated = false;
       for await (
-        const entry of ws.walk({ path, maxDepth: depth, signal: ctx.signal })
+        const entry of ws.walk({
+          path,
+          maxDepth: depth,
+          signal: ctx.signal,
+          sizes: true,
+        })
       ) {
         if (entries.length === caps.maxEntries) {
           truncated = true;
@@ -85,7 +90,7 @@ export function listDirectoryTool(
             ? "directory"
             : "other",
         };
-        if (entry.isFile) item.size = Deno.statSync(entry.absolute).size;
+        if (entry.isFile) item.size = entry.size ?? 0;
         entries.push(item);
       }
       if (asked > caps.maxDepth) {

@@ -323,9 +323,7 @@ export class IgnoreRules {
 
   /** Parse the content of a `.gitignore` file, as git does. */
   static parse(content: Uint8Array | string): IgnoreRules {
-    let bytes = typeof content === "string"
-      ? encoder.encode(content)
-      : content;
+    let bytes = typeof content === "string" ? encoder.encode(content) : content;
     // A UTF-8 byte-order mark at the start is skipped.
     if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
       bytes = bytes.subarray(3);

@@ -229,7 +229,9 @@ function visibleByRules(c: Case): string[] {
   };
   const all = [
     ...c.files,
-    ...[...c.rules.keys()].map((d) => d === "" ? ".gitignore" : `${d}/.gitignore`),
+    ...[...c.rules.keys()].map((d) =>
+      d === "" ? ".gitignore" : `${d}/.gitignore`
+    ),
   ];
   return all.filter((file) => {
     const parts = file.split("/");
@@ -311,7 +313,9 @@ Deno.test({
         assert.deepEqual(visibleByRules(cases[i]), expected, where);
         const walked: string[] = [];
         for await (const entry of ws.walk({ path: `case${i}` })) {
-          if (entry.isFile) walked.push(entry.relative.slice(`case${i}/`.length));
+          if (entry.isFile) {
+            walked.push(entry.relative.slice(`case${i}/`.length));
+          }
         }
         assert.deepEqual(walked.sort(), expected, `walk, ${where}`);
         compared += cases[i].files.length;

@@ -1,0 +1,311 @@
+/**
+ * Race-free file system primitives under one root directory.
+ *
+ * Every lookup goes one name at a time from an open directory descriptor,
+ * opening each name with `O_NOFOLLOW` (a link is never followed by the
+ * kernel: the caller reads it and decides) and `O_NONBLOCK` (opening a
+ * FIFO returns at once instead of waiting for a writer). On Linux a name is
+ * reached through `/proc/self/fd/<dir>/<name>`, so it is looked up in the
+ * very directory that was opened and checked: swapping a directory for a
+ * link to somewhere else afterwards changes nothing. Where `/proc/self/fd`
+ * is not available the name is reached by its path from the root, and
+ * what was opened is checked afterwards: every directory on the path must
+ * still be the one held open (same device and inode, not a link) and the
+ * name must still be what was opened, else the open is refused.
+ *
+ * Deno's own `open` can neither refuse links nor avoid blocking on a FIFO,
+ * so files are opened with `node:fs`; it is loaded on first use, keeping
+ * Node compatibility off the server's start-up path.
+ *
+ * @module
+ */
+
+type NodeFs = typeof import("node:fs");
+type Stats = import("node:fs").Stats;
+
+let fs: NodeFs | undefined;
+let loading: Promise<NodeFs> | undefined;
+let immediate: ((callback: () => void) => unknown) | undefined;
+
+/** Load `node:fs` (once); the synchronous primitives need it loaded. */
+export function loadNodeFs(): Promise<NodeFs> {
+  return loading ??= Promise.all([import("node:fs"), import("node:timers")])
+    .then(([module, timers]) => {
+      immediate = timers.setImmediate;
+      return fs = module;
+    });
+}
+
+/**
+ * Give the event loop a turn (a macrotask: timers, I/O and other requests
+ * run first). `setImmediate` costs microseconds where a zero-delay
+ * `setTimeout` is clamped to milliseconds.
+ */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => {
+    if (immediate !== undefined) immediate(resolve);
+    else setTimeout(resolve, 0);
+  });
+}
+
+/** Whether {@linkcode loadNodeFs} has finished. */
+export function nodeFsLoaded(): boolean {
+  return fs !== undefined;
+}
+
+function nodeFs(): NodeFs {
+  if (fs === undefined) throw new Error("node:fs is not loaded yet");
+  return fs;
+}
+
+/** The errno code of a failed call ("ENOENT", "ELOOP", …) or "". */
+export function errnoOf(error: unknown): string {
+  if (typeof error !== "object" || error === null) return "";
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") return code;
+  switch ((error as { name?: unknown }).name) {
+    case "NotFound":
+      return "ENOENT";
+    case "NotADirectory":
+      return "ENOTDIR";
+    case "PermissionDenied":
+      return "EACCES";
+    case "FilesystemLoop":
+      return "ELOOP";
+    case "InvalidData":
+      return "EINVAL";
+    default:
+      return "";
+  }
+}
+
+/** The same information as `Deno.FileInfo`, from a Node stat. */
+export function fileInfoOf(stats: Stats): Deno.FileInfo {
+  return {
+    isFile: stats.isFile(),
+    isDirectory: stats.isDirectory(),
+    isSymlink: stats.isSymbolicLink(),
+    size: stats.size,
+    mtime: stats.mtime,
+    atime: stats.atime,
+    birthtime: stats.birthtime ?? null,
+    ctime: stats.ctime,
+    dev: stats.dev,
+    ino: stats.ino,
+    mode: stats.mode,
+    nlink: stats.nlink,
+    uid: stats.uid,
+    gid: stats.gid,
+    rdev: stats.rdev,
+    blksize: stats.blksize,
+    blocks: stats.blocks,
+    isBlockDevice: stats.isBlockDevice(),
+    isCharDevice: stats.isCharacterDevice(),
+    isFifo: stats.isFIFO(),
+    isSocket: stats.isSocket(),
+  };
+}
+
+/** An open directory inside the root. */
+export interface DirHandle {
+  /** Its descriptor (owned by whoever opened it). */
+  readonly fd: number;
+  /** Its real path relative to the root, "" for the root. */
+  readonly real: string;
+  /** Device and inode, as opened. */
+  readonly dev: number;
+  /** See `dev`. */
+  readonly ino: number;
+}
+
+/** What opening a name gave. */
+export type OpenResult =
+  | { kind: "open"; fd: number; info: Deno.FileInfo }
+  | { kind: "link" }
+  | { kind: "missing" }
+  | { kind: "denied"; code: string };
+
+/**
+ * The primitives, bound to one root. Opens report what they found rather
+ * than throwing for the expected outcomes (missing, a link, no permission).
+ */
+export class RootFs {
+  /** Real absolute path of the root. */
+  readonly root: string;
+  /** Whether names are reached through `/proc/self/fd`. */
+  readonly descriptorPaths: boolean;
+  /** The root, held open for the life of the process. */
+  readonly rootDir: DirHandle;
+
+  private constructor(root: string, rootDir: DirHandle, proc: boolean) {
+    this.root = root;
+    this.rootDir = rootDir;
+    this.descriptorPaths = proc;
+  }
+
+  /**
+   * Open the real absolute directory `root`. `descriptorPaths: false`
+   * forces the portable re-checking mode (tests exercise both).
+   */
+  static async open(root: string, descriptorPaths = true): Promise<RootFs> {
+    const node = await loadNodeFs();
+    const c = node.constants;
+    const fd = node.openSync(root, c.O_RDONLY | c.O_DIRECTORY);
+    const stats = node.fstatSync(fd);
+    const rootDir = { fd, real: "", dev: stats.dev, ino: stats.ino };
+    let proc = false;
+    if (descriptorPaths && Deno.build.os === "linux") {
+      try {
+        const seen = Deno.statSync(`/proc/self/fd/${fd}`);
+        proc = seen.dev === stats.dev && seen.ino === stats.ino;
+      } catch {
+        proc = false;
+      }
+    }
+    return new RootFs(root, rootDir, proc);
+  }
+
+  /** Absolute path of a root-relative real path (for messages, fallback). */
+  absolute(real: string): string {
+    if (real === "") return this.root;
+    return this.root === "/" ? `/${real}` : `${this.root}/${real}`;
+  }
+
+  /** A path that names `name` inside the open directory `dir`. */
+  pathAt(dir: DirHandle, name: string): string {
+    if (this.descriptorPaths) return `/proc/self/fd/${dir.fd}/${name}`;
+    return this.absolute(dir.real === "" ? name : `${dir.real}/${name}`);
+  }
+
+  /** A path that names the open directory `dir` itself. */
+  pathOf(dir: DirHandle): string {
+    return this.descriptorPaths
+      ? `/proc/self/fd/${dir.fd}`
+      : this.absolute(dir.real);
+  }
+
+  /**
+   * Open `name` in `dir` for reading, never following a final link and
+   * never blocking. Device and inode are checked in the fallback mode.
+   */
+  openAt(dir: DirHandle, name: string): OpenResult {
+    const node = nodeFs();
+    const c = node.constants;
+    let fd: number;
+    try {
+      fd = node.openSync(
+        this.pathAt(dir, name),
+        c.O_RDONLY | c.O_NOFOLLOW | c.O_NONBLOCK,
+      );
+    } catch (error) {
+      const code = errnoOf(error);
+      if (code === "ELOOP" || code === "EMLINK") return { kind: "link" };
+      if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
+      return { kind: "denied", code: code || String(error) };
+    }
+    let stats: Stats;
+    try {
+      stats = node.fstatSync(fd);
+    } catch (error) {
+      node.closeSync(fd);
+      return { kind: "denied", code: errnoOf(error) || String(error) };
+    }
+    if (!this.descriptorPaths && !this.#stillAt(dir, name, stats)) {
+      node.closeSync(fd);
+      return { kind: "denied", code: "ESTALE" };
+    }
+    return { kind: "open", fd, info: fileInfoOf(stats) };
+  }
+
+  /** The directory just opened as `fd`, as a handle (it owns `fd`). */
+  dirHandle(fd: number, real: string, info: Deno.FileInfo): DirHandle {
+    return { fd, real, dev: info.dev ?? 0, ino: info.ino ?? 0 };
+  }
+
+  /** lstat of `name` in `dir` (metadata only; a link is not followed). */
+  lstatAt(dir: DirHandle, name: string): Deno.FileInfo {
+    return Deno.lstatSync(this.pathAt(dir, name));
+  }
+
+  /** The target text of the link `name` in `dir`. */
+  readLinkAt(dir: DirHandle, name: string): string {
+    const target = Deno.readLinkSync(this.pathAt(dir, name));
+    if (!this.descriptorPaths) this.#checkDir(dir);
+    return target;
+  }
+
+  /** The entries of the open directory `dir`. */
+  list(dir: DirHandle): Deno.DirEntry[] {
+    if (!this.descriptorPaths) this.#checkDir(dir);
+    const entries = [...Deno.readDirSync(this.pathOf(dir))];
+    if (!this.descriptorPaths) this.#checkDir(dir);
+    return entries;
+  }
+
+  /** Close a descriptor (never the root's). */
+  close(fd: number): void {
+    if (fd === this.rootDir.fd) return;
+    try {
+      nodeFs().closeSync(fd);
+    } catch {
+      // Already closed.
+    }
+  }
+
+  /** fstat of an open descriptor. */
+  stat(fd: number): Deno.FileInfo {
+    return fileInfoOf(nodeFs().fstatSync(fd));
+  }
+
+  /** Read synchronously into `buffer` from `position`; bytes read. */
+  readSync(fd: number, buffer: Uint8Array, position: number): number {
+    return nodeFs().readSync(fd, buffer, 0, buffer.length, position);
+  }
+
+  /** Read asynchronously (off the main thread) into `buffer`. */
+  read(fd: number, buffer: Uint8Array, position: number): Promise<number> {
+    return new Promise((resolve, reject) =>
+      nodeFs().read(
+        fd,
+        buffer,
+        0,
+        buffer.length,
+        position,
+        (error, read) => error ? reject(error) : resolve(read),
+      )
+    );
+  }
+
+  // Fallback mode: is the path from the root to `dir` still made of the
+  // directories held open, with no link on the way?
+  #checkDir(dir: DirHandle): void {
+    if (!this.#pathIsReal(dir.real, dir.dev, dir.ino)) {
+      throw Object.assign(new Error("directory changed while in use"), {
+        code: "ESTALE",
+      });
+    }
+  }
+
+  #stillAt(dir: DirHandle, name: string, stats: Stats): boolean {
+    const real = dir.real === "" ? name : `${dir.real}/${name}`;
+    return this.#pathIsReal(real, stats.dev, stats.ino);
+  }
+
+  #pathIsReal(real: string, dev: number, ino: number): boolean {
+    if (real === "") {
+      return dev === this.rootDir.dev && ino === this.rootDir.ino;
+    }
+    const parts = real.split("/");
+    let info: Deno.FileInfo | undefined;
+    try {
+      for (let i = 1; i <= parts.length; i++) {
+        info = Deno.lstatSync(this.absolute(parts.slice(0, i).join("/")));
+        if (info.isSymlink) return false;
+        if (i < parts.length && !info.isDirectory) return false;
+      }
+    } catch {
+      return false;
+    }
+    return info !== undefined && info.dev === dev && info.ino === ino;
+  }
+}
