@@ -11,7 +11,7 @@
  * @module
  */
 
-import { notAFile } from "./errors.ts";
+import { notAFile, unreadable } from "./errors.ts";
 import type { RootFs } from "./secure_fs.ts";
 
 /** Bytes of one call read synchronously before reads turn asynchronous. */
@@ -91,7 +91,9 @@ export class WorkspaceHandle implements Disposable {
 
   #file(): number {
     if (!this.info.isFile) throw notAFile(this.relative, describe(this.info));
-    if (this.#fd === -1) throw new Error(`"${this.relative}" is closed`);
+    if (this.#fd === -1) {
+      throw unreadable(this.relative, "permission denied, or it was closed");
+    }
     return this.#fd;
   }
 

@@ -224,7 +224,11 @@ export class RootFs {
 
   /** lstat of `name` in `dir` (metadata only; a link is not followed). */
   lstatAt(dir: DirHandle, name: string): Deno.FileInfo {
-    return Deno.lstatSync(this.pathAt(dir, name));
+    if (this.descriptorPaths) return Deno.lstatSync(this.pathAt(dir, name));
+    this.#checkDir(dir);
+    const info = Deno.lstatSync(this.pathAt(dir, name));
+    this.#checkDir(dir);
+    return info;
   }
 
   /** The target text of the link `name` in `dir`. */

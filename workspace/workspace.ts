@@ -38,6 +38,7 @@ import { IgnoreRules } from "./gitignore.ts";
 import { Lru } from "./lru.ts";
 import {
   type DirHandle,
+  errnoOf,
   loadNodeFs,
   nodeFsLoaded,
   RootFs,
@@ -475,7 +476,9 @@ export class Workspace {
             }
             for (let i = parts.length - 1; i >= 0; i--) pending.push(parts[i]);
           } else if (opened.kind === "denied") {
-            if (pending.length > 0) throw unreadable(path, opened.code);
+            if (pending.length > 0 || opened.code === "ESTALE") {
+              throw unreadable(path, opened.code);
+            }
             // The last name, unreadable: its metadata still answers.
             let info: Deno.FileInfo;
             try {
@@ -777,7 +780,12 @@ export class Workspace {
     }
     const frames: Frame[] = [];
     try {
-      const rootListing = this.#listingOf(fs, startDir);
+      let rootListing: Listing;
+      try {
+        rootListing = this.#listingOf(fs, startDir);
+      } catch (error) {
+        throw unreadable(path, errnoOf(error) || "it changed while read");
+      }
       skips.badNames += rootListing.badNames;
       let index = 0;
       if (options.after !== undefined) {
