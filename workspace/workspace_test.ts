@@ -429,3 +429,85 @@ Deno.test("12,000 distinct missing deep paths leave memory flat", async () => {
     await Deno.remove(base, { recursive: true });
   }
 });
+
+const asRoot = Deno.uid() === 0;
+const hasSetpriv = asRoot &&
+  await new Deno.Command("setpriv", { args: ["--version"] }).output()
+    .then((o) => o.success, () => false);
+const canDrop = !asRoot || hasSetpriv;
+
+Deno.test({
+  name: canDrop
+    ? "without permission: unreadable entries are skipped and counted (run as uid 65534 via setpriv)"
+    : "without permission: unreadable entries are skipped and counted (skipped: running as root without setpriv)",
+  ignore: !canDrop,
+  async fn() {
+    const base = await tempBase();
+    try {
+      await Deno.chmod(base, 0o755);
+      await Deno.writeTextFile(`${base}/ok.txt`, "readable text\n");
+      await Deno.mkdir(`${base}/locked_dir`);
+      await Deno.writeTextFile(`${base}/locked_dir/inner.txt`, "hidden text\n");
+      await Deno.writeTextFile(`${base}/locked.txt`, "locked text\n");
+      await Deno.mkdir(`${base}/sub`);
+      await Deno.writeTextFile(`${base}/sub/y.txt`, "readable text\n");
+      await Deno.chmod(`${base}/locked_dir`, 0o000);
+      await Deno.chmod(`${base}/locked.txt`, 0o000);
+      const script = `
+        const { Workspace, walkSkips, WorkspaceError } = await import(Deno.args[0]);
+        const { searchTextTool } = await import(Deno.args[1]);
+        const ws = await Workspace.open(Deno.args[2]);
+        const skips = walkSkips();
+        const listed = [];
+        for await (const e of ws.walk({ skips, sizes: true })) listed.push(e.relative);
+        let code = "read";
+        try { await ws.readFile("locked.txt", { maxBytes: 100 }); }
+        catch (error) { code = error instanceof WorkspaceError ? error.code : String(error); }
+        const tool = searchTextTool(ws, { maxMatches: 100, maxReadBytes: 1 << 20 });
+        const search = await tool.run({ query: "text" }, { signal: new AbortController().signal });
+        console.log(JSON.stringify({ uid: Deno.uid(), listed, skips, code, search: search.structuredContent }));
+      `;
+      const deno = Deno.execPath();
+      const args = [
+        "eval",
+        script,
+        new URL("./workspace.ts", import.meta.url).href,
+        new URL("../tools/search_text.ts", import.meta.url).href,
+        base,
+      ];
+      const denoDir = await Deno.makeTempDir({ prefix: "shipcode-deno-dir-" });
+      await Deno.chmod(denoDir, 0o777);
+      const command = asRoot
+        ? new Deno.Command("setpriv", {
+          args: [
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            deno,
+            ...args,
+          ],
+          env: { DENO_DIR: denoDir, HOME: denoDir, NO_COLOR: "1" },
+        })
+        : new Deno.Command(deno, { args });
+      const out = await command.output();
+      await Deno.remove(denoDir, { recursive: true });
+      assert.ok(out.success, new TextDecoder().decode(out.stderr));
+      const result = JSON.parse(new TextDecoder().decode(out.stdout));
+      assert.notEqual(result.uid, 0);
+      assert.deepEqual(result.listed, [
+        "locked.txt",
+        "locked_dir",
+        "ok.txt",
+        "sub",
+        "sub/y.txt",
+      ]);
+      assert.equal(result.skips.unreadable, 1);
+      assert.equal(result.code, "unreadable");
+      assert.equal(result.search.matches.length, 2);
+      assert.equal(result.search.filesSkipped, 1);
+    } finally {
+      await Deno.chmod(`${base}/locked_dir`, 0o755).catch(() => {});
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
