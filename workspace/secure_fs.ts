@@ -106,16 +106,22 @@ export function fileInfoOf(stats: Stats): Deno.FileInfo {
   };
 }
 
-/** An open directory inside the root. */
-export interface DirHandle {
-  /** Its descriptor (owned by whoever opened it). */
-  readonly fd: number;
+/** A directory's place and identity. */
+export interface DirIdentity {
   /** Its real path relative to the root, "" for the root. */
   readonly real: string;
   /** Device and inode, as opened. */
   readonly dev: number;
   /** See `dev`. */
   readonly ino: number;
+}
+
+/** An open directory inside the root. */
+export interface DirHandle extends DirIdentity {
+  /** Its descriptor (owned by whoever opened it). */
+  readonly fd: number;
+  /** The identities of the directories from the root down to it. */
+  readonly chain: readonly DirIdentity[];
 }
 
 /** What opening a name gave. */
@@ -152,7 +158,8 @@ export class RootFs {
     const c = node.constants;
     const fd = node.openSync(root, c.O_RDONLY | c.O_DIRECTORY);
     const stats = node.fstatSync(fd);
-    const rootDir = { fd, real: "", dev: stats.dev, ino: stats.ino };
+    const identity = { real: "", dev: stats.dev, ino: stats.ino };
+    const rootDir = { fd, ...identity, chain: [identity] };
     let proc = false;
     if (descriptorPaths && Deno.build.os === "linux") {
       try {
@@ -191,6 +198,19 @@ export class RootFs {
   openAt(dir: DirHandle, name: string): OpenResult {
     const node = nodeFs();
     const c = node.constants;
+    if (!this.descriptorPaths) {
+      // Deno's permission layer opens the path's real path, following a
+      // final link despite O_NOFOLLOW: tell links apart before opening.
+      let seen: Deno.FileInfo;
+      try {
+        seen = this.lstatAt(dir, name);
+      } catch (error) {
+        const code = errnoOf(error);
+        if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
+        return { kind: "denied", code: code || String(error) };
+      }
+      if (seen.isSymlink) return { kind: "link" };
+    }
     let fd: number;
     try {
       fd = node.openSync(
@@ -217,9 +237,18 @@ export class RootFs {
     return { kind: "open", fd, info: fileInfoOf(stats) };
   }
 
-  /** The directory just opened as `fd`, as a handle (it owns `fd`). */
-  dirHandle(fd: number, real: string, info: Deno.FileInfo): DirHandle {
-    return { fd, real, dev: info.dev ?? 0, ino: info.ino ?? 0 };
+  /**
+   * The directory just opened as `fd` in `parent`, as a handle (it owns
+   * `fd`).
+   */
+  dirHandle(
+    fd: number,
+    real: string,
+    info: Deno.FileInfo,
+    parent: DirHandle,
+  ): DirHandle {
+    const identity = { real, dev: info.dev ?? 0, ino: info.ino ?? 0 };
+    return { fd, ...identity, chain: [...parent.chain, identity] };
   }
 
   /** lstat of `name` in `dir` (metadata only; a link is not followed). */
@@ -233,17 +262,26 @@ export class RootFs {
 
   /** The target text of the link `name` in `dir`. */
   readLinkAt(dir: DirHandle, name: string): string {
+    if (this.descriptorPaths) return Deno.readLinkSync(this.pathAt(dir, name));
+    this.#checkDir(dir);
     const target = Deno.readLinkSync(this.pathAt(dir, name));
-    if (!this.descriptorPaths) this.#checkDir(dir);
+    this.#checkDir(dir);
     return target;
   }
 
   /** The entries of the open directory `dir`. */
   list(dir: DirHandle): Deno.DirEntry[] {
-    if (!this.descriptorPaths) this.#checkDir(dir);
-    const entries = [...Deno.readDirSync(this.pathOf(dir))];
-    if (!this.descriptorPaths) this.#checkDir(dir);
-    return entries;
+    if (this.descriptorPaths) return [...Deno.readDirSync(this.pathOf(dir))];
+    // Listed by path: read it twice between checks of the directories
+    // held open, and keep only entries both readings saw, so a directory
+    // swapped out and back would have to be swapped at each step (an
+    // entry created or deleted meanwhile is simply left for next time).
+    this.#checkDir(dir);
+    const first = [...Deno.readDirSync(this.pathOf(dir))];
+    this.#checkDir(dir);
+    const second = [...Deno.readDirSync(this.pathOf(dir))];
+    this.#checkDir(dir);
+    return bothSaw(first, second);
   }
 
   /** Close a descriptor (never the root's). */
@@ -280,36 +318,56 @@ export class RootFs {
     );
   }
 
-  // Fallback mode: is the path from the root to `dir` still made of the
-  // directories held open, with no link on the way?
+  // Fallback mode: is every directory from the root down to `dir` still
+  // the one held open (same device and inode, not a link)?
   #checkDir(dir: DirHandle): void {
-    if (!this.#pathIsReal(dir.real, dir.dev, dir.ino)) {
+    if (!this.#chainIsReal(dir)) {
       throw Object.assign(new Error("directory changed while in use"), {
         code: "ESTALE",
       });
     }
   }
 
+  // Fallback mode: the opened file must be what `dir`/`name` names, with
+  // the directories checked before and after (a swap and a swap back
+  // around the final lookup would have to fall between those checks).
   #stillAt(dir: DirHandle, name: string, stats: Stats): boolean {
-    const real = dir.real === "" ? name : `${dir.real}/${name}`;
-    return this.#pathIsReal(real, stats.dev, stats.ino);
+    const path = this.pathAt(dir, name);
+    const named = () => {
+      try {
+        const info = Deno.lstatSync(path);
+        return !info.isSymlink && info.dev === stats.dev &&
+          info.ino === stats.ino;
+      } catch {
+        return false;
+      }
+    };
+    // Twice, between checks of the directories: a swap and a swap back
+    // would have to fall between every pair of checks.
+    return this.#chainIsReal(dir) && named() && this.#chainIsReal(dir) &&
+      named() && this.#chainIsReal(dir);
   }
 
-  #pathIsReal(real: string, dev: number, ino: number): boolean {
-    if (real === "") {
-      return dev === this.rootDir.dev && ino === this.rootDir.ino;
-    }
-    const parts = real.split("/");
-    let info: Deno.FileInfo | undefined;
+  #chainIsReal(dir: DirHandle): boolean {
     try {
-      for (let i = 1; i <= parts.length; i++) {
-        info = Deno.lstatSync(this.absolute(parts.slice(0, i).join("/")));
-        if (info.isSymlink) return false;
-        if (i < parts.length && !info.isDirectory) return false;
+      for (let i = dir.chain.length - 1; i >= 1; i--) {
+        const link = dir.chain[i];
+        const info = Deno.lstatSync(this.absolute(link.real));
+        if (info.isSymlink || !info.isDirectory) return false;
+        if (info.dev !== link.dev || info.ino !== link.ino) return false;
       }
     } catch {
       return false;
     }
-    return info !== undefined && info.dev === dev && info.ino === ino;
+    return true;
   }
+}
+
+function bothSaw(a: Deno.DirEntry[], b: Deno.DirEntry[]): Deno.DirEntry[] {
+  const key = (e: Deno.DirEntry) =>
+    `${
+      e.isFile ? "f" : e.isDirectory ? "d" : e.isSymlink ? "l" : "o"
+    }${e.name}`;
+  const seen = new Set(a.map(key));
+  return b.filter((e) => seen.has(key(e)));
 }

@@ -193,6 +193,8 @@ interface Found {
   real: string;
   fd: number;
   info: Deno.FileInfo;
+  // The open directory, when it is one.
+  dir?: DirHandle;
 }
 
 function utf8Length(text: string): number {
@@ -236,7 +238,7 @@ export class Workspace {
   #fs: RootFs | undefined;
   #opening: Promise<RootFs> | undefined;
   // Parsed .gitignore per real directory path, bounded.
-  readonly #rules = new Lru<string, RulesEntry>(4096);
+  readonly #rules = new Lru<string, RulesEntry>(4096, 32 * 1024 * 1024);
   // Sorted listings of large directories by device, inode and stamp.
   readonly #listings = new Lru<string, Listing>(64, 500_000);
   readonly #origins = new WeakMap<WalkEntry, EntryOrigin>();
@@ -490,7 +492,7 @@ export class Workspace {
             final = { name, fd: -1, info };
           } else if (opened.info.isDirectory) {
             const real = dir.real === "" ? name : `${dir.real}/${name}`;
-            stack.push(fs.dirHandle(opened.fd, real, opened.info));
+            stack.push(fs.dirHandle(opened.fd, real, opened.info, dir));
           } else {
             final = { name, fd: opened.fd, info: opened.info };
           }
@@ -530,7 +532,7 @@ export class Workspace {
       }
       // The directory's descriptor goes to the caller.
       stack.pop();
-      return { relative, real, fd: top.fd, info: fs.stat(top.fd) };
+      return { relative, real, fd: top.fd, info: fs.stat(top.fd), dir: top };
     } catch (error) {
       if (final !== undefined) fs.close(final.fd);
       throw error;
@@ -615,7 +617,8 @@ export class Workspace {
         // The next directory's rules, if it (still) exists as one.
         let rules: IgnoreRules | null = null;
         if (dir !== undefined) {
-          const result = fs.openAt(dir, parts[i]);
+          const parent: DirHandle = dir;
+          const result = fs.openAt(parent, parts[i]);
           dir = undefined;
           if (result.kind === "open") {
             opened.push(result.fd);
@@ -624,6 +627,7 @@ export class Workspace {
                 result.fd,
                 parts.slice(0, i + 1).join("/"),
                 result.info,
+                parent,
               );
               rules = this.#rulesOf(fs, dir);
             }
@@ -665,13 +669,16 @@ export class Workspace {
     const cached = this.#rules.get(key);
     if (cached !== undefined && cached.stamp === stamp) return cached.rules;
     let rules: IgnoreRules | null = null;
+    let weight = 1;
     if (stamp !== "-") {
       const opened = fs.openAt(dir, ".gitignore");
       if (opened.kind === "open") {
         const handle = new WorkspaceHandle(fs, opened.fd, "", "", opened.info);
         try {
           if (opened.info.isFile) {
-            rules = IgnoreRules.parse(handle.head(MAX_RULES_BYTES));
+            const bytes = handle.head(MAX_RULES_BYTES);
+            rules = IgnoreRules.parse(bytes);
+            weight += bytes.length;
           }
         } catch {
           rules = null;
@@ -680,7 +687,7 @@ export class Workspace {
         }
       }
     }
-    this.#rules.set(key, { stamp, rules }, 1);
+    this.#rules.set(key, { stamp, rules }, weight);
     return rules;
   }
 
@@ -758,7 +765,7 @@ export class Workspace {
     const maxDepth = Math.min(options.maxDepth ?? Infinity, MAX_PATH_SEGMENTS);
     const signal = options.signal;
     const check = !this.includeIgnored;
-    const startDir = fs.dirHandle(start.fd, start.real, start.info);
+    const startDir = start.dir as DirHandle;
     // Ignore levels for the path as reached and, when the start was
     // reached through a link, for the real path too.
     const asReached = check ? this.#levelsOf(fs, start.relative) : [];
@@ -948,7 +955,7 @@ export class Workspace {
           skips.vanished++;
           continue;
         }
-        const child = fs.dirHandle(opened.fd, realName, opened.info);
+        const child = fs.dirHandle(opened.fd, realName, opened.info, dir);
         const childRealBytes = dir.real === ""
           ? nameBytes
           : frame.realBytes + 1 + nameBytes;
@@ -1035,10 +1042,7 @@ export class Workspace {
         const found = this.#find(fs, relative, parts.slice(0, i + 1));
         try {
           if (found.info.isDirectory) {
-            rules = this.#rulesOf(
-              fs,
-              fs.dirHandle(found.fd, found.real, found.info),
-            );
+            rules = this.#rulesOf(fs, found.dir as DirHandle);
           }
         } finally {
           fs.close(found.fd);
