@@ -20,7 +20,7 @@ function startGrower(path: string, seconds: number): Deno.ChildProcess {
     const block = new TextEncoder().encode("grow line\\n".repeat(6553));
     const file = Deno.openSync(path, { append: true });
     let written = 0;
-    while (Date.now() < end && written < 512 * 1024 * 1024) {
+    while (Date.now() < end && written < 64 * 1024 * 1024) {
       written += file.writeSync(block);
     }
     file.close();
