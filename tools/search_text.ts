@@ -209,7 +209,7 @@ export function searchTextTool(
           return;
         }
         for await (
-          const entry of ws.walk({ path, signal: ctx.signal, sizes: true })
+          const entry of ws.walk({ path, signal: ctx.signal })
         ) {
           if (!entry.isFile || !inGlob(entry.relative)) continue;
           yield {
@@ -263,6 +263,7 @@ export function searchTextTool(
             read = await ws.readFile(file.target, {
               maxBytes: caps.maxReadBytes,
               signal: ctx.signal,
+              skipLarger: true,
             });
           } catch (error) {
             if (!(error instanceof WorkspaceError)) throw error;

@@ -26,6 +26,11 @@ export interface ReadOptions {
   maxBytes: number;
   /** Stops the read between chunks (it rejects with the abort reason). */
   signal?: AbortSignal;
+  /**
+   * When the file is already larger than `maxBytes` at open, read nothing
+   * and answer `truncated` at once (for callers that skip such files).
+   */
+  skipLarger?: boolean;
 }
 
 /** What {@linkcode WorkspaceHandle.read} returns. */
@@ -116,6 +121,9 @@ export class WorkspaceHandle implements Disposable {
    */
   async read(options: ReadOptions): Promise<ReadResult> {
     const fd = this.#file();
+    if (options.skipLarger && this.info.size > options.maxBytes) {
+      return { bytes: new Uint8Array(), truncated: true };
+    }
     const limit = options.maxBytes + 1;
     let buffer = new Uint8Array(
       Math.max(1, Math.min(limit, this.info.size + 1, CHUNK_BYTES)),

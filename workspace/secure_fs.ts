@@ -1,17 +1,25 @@
 /**
- * Race-free file system primitives under one root directory.
+ * File system primitives under one root directory that a swap of names
+ * cannot lead outside.
  *
- * Every lookup goes one name at a time from an open directory descriptor,
- * opening each name with `O_NOFOLLOW` (a link is never followed by the
- * kernel: the caller reads it and decides) and `O_NONBLOCK` (opening a
- * FIFO returns at once instead of waiting for a writer). On Linux a name is
- * reached through `/proc/self/fd/<dir>/<name>`, so it is looked up in the
- * very directory that was opened and checked: swapping a directory for a
- * link to somewhere else afterwards changes nothing. Where `/proc/self/fd`
- * is not available the name is reached by its path from the root, and
- * what was opened is checked afterwards: every directory on the path must
- * still be the one held open (same device and inode, not a link) and the
- * name must still be what was opened, else the open is refused.
+ * Every lookup goes one name at a time from an open directory, opening each
+ * name with `O_NOFOLLOW` (a link is never followed: the caller reads it and
+ * decides) and `O_NONBLOCK` (opening a FIFO returns at once instead of
+ * waiting for a writer). Two modes:
+ *
+ * - Descriptor paths (Linux, when Deno lets us use `/proc/self/fd`, which it
+ *   does only under `--allow-all`): a name is reached through
+ *   `/proc/self/fd/<dir>/<name>`, so it is looked up in the very directory
+ *   that was opened and checked. No window at all.
+ * - Re-checked opens (everywhere else, including the server's usual
+ *   `--allow-read`, where Deno also opens a path's real path, following a
+ *   final link): a name is reached by its path from the root; links are told
+ *   apart with lstat first, and what was opened is checked afterwards: the
+ *   path must name the opened file (same device and inode) and the
+ *   directory's path must still lead to the directory held open, each twice
+ *   in turn. A listing is read twice around such checks and only entries
+ *   both readings saw are kept. A swap out and back would have to fall
+ *   between every pair of checks, microseconds apart.
  *
  * Deno's own `open` can neither refuse links nor avoid blocking on a FIFO,
  * so files are opened with `node:fs`; it is loaded on first use, keeping
@@ -106,22 +114,16 @@ export function fileInfoOf(stats: Stats): Deno.FileInfo {
   };
 }
 
-/** A directory's place and identity. */
-export interface DirIdentity {
+/** An open directory inside the root. */
+export interface DirHandle {
+  /** Its descriptor (owned by whoever opened it). */
+  readonly fd: number;
   /** Its real path relative to the root, "" for the root. */
   readonly real: string;
   /** Device and inode, as opened. */
   readonly dev: number;
   /** See `dev`. */
   readonly ino: number;
-}
-
-/** An open directory inside the root. */
-export interface DirHandle extends DirIdentity {
-  /** Its descriptor (owned by whoever opened it). */
-  readonly fd: number;
-  /** The identities of the directories from the root down to it. */
-  readonly chain: readonly DirIdentity[];
 }
 
 /** What opening a name gave. */
@@ -158,8 +160,7 @@ export class RootFs {
     const c = node.constants;
     const fd = node.openSync(root, c.O_RDONLY | c.O_DIRECTORY);
     const stats = node.fstatSync(fd);
-    const identity = { real: "", dev: stats.dev, ino: stats.ino };
-    const rootDir = { fd, ...identity, chain: [identity] };
+    const rootDir = { fd, real: "", dev: stats.dev, ino: stats.ino };
     let proc = false;
     if (descriptorPaths && Deno.build.os === "linux") {
       try {
@@ -193,12 +194,14 @@ export class RootFs {
 
   /**
    * Open `name` in `dir` for reading, never following a final link and
-   * never blocking. Device and inode are checked in the fallback mode.
+   * never blocking. Device and inode are checked in the fallback mode,
+   * where `listedPlain` (the name was listed as no link) saves the lstat
+   * that tells a link apart: a link there is refused as changed.
    */
-  openAt(dir: DirHandle, name: string): OpenResult {
+  openAt(dir: DirHandle, name: string, listedPlain = false): OpenResult {
     const node = nodeFs();
     const c = node.constants;
-    if (!this.descriptorPaths) {
+    if (!this.descriptorPaths && !listedPlain) {
       // Deno's permission layer opens the path's real path, following a
       // final link despite O_NOFOLLOW: tell links apart before opening.
       let seen: Deno.FileInfo;
@@ -237,18 +240,9 @@ export class RootFs {
     return { kind: "open", fd, info: fileInfoOf(stats) };
   }
 
-  /**
-   * The directory just opened as `fd` in `parent`, as a handle (it owns
-   * `fd`).
-   */
-  dirHandle(
-    fd: number,
-    real: string,
-    info: Deno.FileInfo,
-    parent: DirHandle,
-  ): DirHandle {
-    const identity = { real, dev: info.dev ?? 0, ino: info.ino ?? 0 };
-    return { fd, ...identity, chain: [...parent.chain, identity] };
+  /** The directory just opened as `fd`, as a handle (it owns `fd`). */
+  dirHandle(fd: number, real: string, info: Deno.FileInfo): DirHandle {
+    return { fd, real, dev: info.dev ?? 0, ino: info.ino ?? 0 };
   }
 
   /** lstat of `name` in `dir` (metadata only; a link is not followed). */
@@ -318,19 +312,29 @@ export class RootFs {
     );
   }
 
-  // Fallback mode: is every directory from the root down to `dir` still
-  // the one held open (same device and inode, not a link)?
+  // Fallback mode: does `dir`'s path still lead to the directory held
+  // open? (One lstat: if it names that inode, the path leads there now.)
   #checkDir(dir: DirHandle): void {
-    if (!this.#chainIsReal(dir)) {
+    if (!this.#dirStill(dir)) {
       throw Object.assign(new Error("directory changed while in use"), {
         code: "ESTALE",
       });
     }
   }
 
-  // Fallback mode: the opened file must be what `dir`/`name` names, with
-  // the directories checked before and after (a swap and a swap back
-  // around the final lookup would have to fall between those checks).
+  #dirStill(dir: DirHandle): boolean {
+    if (dir.real === "") return true;
+    try {
+      const info = Deno.lstatSync(this.absolute(dir.real));
+      return info.isDirectory && info.dev === dir.dev && info.ino === dir.ino;
+    } catch {
+      return false;
+    }
+  }
+
+  // Fallback mode: the opened file must be what `dir`/`name` names, and
+  // the directory's path must still lead to `dir`, each checked twice in
+  // turn: a swap out and back would have to fall between every check.
   #stillAt(dir: DirHandle, name: string, stats: Stats): boolean {
     const path = this.pathAt(dir, name);
     const named = () => {
@@ -342,24 +346,7 @@ export class RootFs {
         return false;
       }
     };
-    // Twice, between checks of the directories: a swap and a swap back
-    // would have to fall between every pair of checks.
-    return this.#chainIsReal(dir) && named() && this.#chainIsReal(dir) &&
-      named() && this.#chainIsReal(dir);
-  }
-
-  #chainIsReal(dir: DirHandle): boolean {
-    try {
-      for (let i = dir.chain.length - 1; i >= 1; i--) {
-        const link = dir.chain[i];
-        const info = Deno.lstatSync(this.absolute(link.real));
-        if (info.isSymlink || !info.isDirectory) return false;
-        if (info.dev !== link.dev || info.ino !== link.ino) return false;
-      }
-    } catch {
-      return false;
-    }
-    return true;
+    return named() && this.#dirStill(dir) && named() && this.#dirStill(dir);
   }
 }
 

@@ -4,8 +4,8 @@
  *
  * A client path is resolved one name at a time from the open root
  * directory (see `secure_fs.ts`): each name is opened without following
- * links, so what was checked is what is used, and no swap of a directory
- * for a link between a check and a read can lead outside the root. Links
+ * links and what was opened is what is read, so a swap of a directory for
+ * a link between a check and a read cannot lead outside the root. Links
  * are read and followed by this module, and a link whose target leaves
  * the root is refused without touching (or revealing the existence of)
  * anything outside it. A hard link to a file outside cannot be told from
@@ -392,7 +392,7 @@ export class Workspace {
       return this.#find(fs, entry.relative, this.#segments(entry.relative));
     }
     // The walk still holds the entry's directory: one open, no lookup.
-    const opened = fs.openAt(origin.frame.dir, origin.name);
+    const opened = fs.openAt(origin.frame.dir, origin.name, true);
     if (opened.kind === "open") {
       const dir = origin.frame.dir;
       return {
@@ -492,7 +492,7 @@ export class Workspace {
             final = { name, fd: -1, info };
           } else if (opened.info.isDirectory) {
             const real = dir.real === "" ? name : `${dir.real}/${name}`;
-            stack.push(fs.dirHandle(opened.fd, real, opened.info, dir));
+            stack.push(fs.dirHandle(opened.fd, real, opened.info));
           } else {
             final = { name, fd: opened.fd, info: opened.info };
           }
@@ -627,7 +627,6 @@ export class Workspace {
                 result.fd,
                 parts.slice(0, i + 1).join("/"),
                 result.info,
-                parent,
               );
               rules = this.#rulesOf(fs, dir);
             }
@@ -955,7 +954,7 @@ export class Workspace {
           skips.vanished++;
           continue;
         }
-        const child = fs.dirHandle(opened.fd, realName, opened.info, dir);
+        const child = fs.dirHandle(opened.fd, realName, opened.info);
         const childRealBytes = dir.real === ""
           ? nameBytes
           : frame.realBytes + 1 + nameBytes;
