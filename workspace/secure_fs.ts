@@ -247,11 +247,19 @@ export class RootFs {
 
   /** lstat of `name` in `dir` (metadata only; a link is not followed). */
   lstatAt(dir: DirHandle, name: string): Deno.FileInfo {
-    if (this.descriptorPaths) return Deno.lstatSync(this.pathAt(dir, name));
+    const path = this.pathAt(dir, name);
+    if (this.descriptorPaths) return Deno.lstatSync(path);
+    // Twice, with the directory checked after each: both must agree.
+    const first = Deno.lstatSync(path);
     this.#checkDir(dir);
-    const info = Deno.lstatSync(this.pathAt(dir, name));
+    const second = Deno.lstatSync(path);
     this.#checkDir(dir);
-    return info;
+    if (first.dev !== second.dev || first.ino !== second.ino) {
+      throw Object.assign(new Error("entry changed while read"), {
+        code: "ESTALE",
+      });
+    }
+    return second;
   }
 
   /** The target text of the link `name` in `dir`. */

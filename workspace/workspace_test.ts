@@ -44,9 +44,21 @@ async function walkAll(
 /**
  * A child process that, for `seconds`, swaps `root/dir` between a real
  * directory and a link to a directory outside, and `root/f.txt` between a
- * real file and a link to a file outside, as fast as it can.
+ * real file and a link to a file outside, as fast as it can: by three
+ * renames, or (`exchange`) atomically with renameat2(RENAME_EXCHANGE).
  */
-function startSwapper(root: string, seconds: number): Deno.ChildProcess {
+function startSwapper(
+  root: string,
+  seconds: number,
+  exchange: boolean,
+): Deno.ChildProcess {
+  if (exchange) {
+    return new Deno.Command("python3", {
+      args: ["-c", EXCHANGER, root, String(seconds)],
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+  }
   const script = `
     const [root, seconds] = Deno.args;
     const end = Date.now() + Number(seconds) * 1000;
@@ -69,6 +81,29 @@ function startSwapper(root: string, seconds: number): Deno.ChildProcess {
     stderr: "inherit",
   }).spawn();
 }
+
+// Atomic swaps: no moment where the name is missing, and no pause.
+const EXCHANGER = `
+import ctypes, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+root, seconds = sys.argv[1], float(sys.argv[2])
+pairs = [(root + "/dir", root + "/dir.link"), (root + "/f.txt", root + "/f.link")]
+pairs = [(a.encode(), b.encode()) for a, b in pairs]
+end = time.time() + seconds
+flips = 0
+while time.time() < end:
+    for _ in range(200):
+        for a, b in pairs:
+            libc.renameat2(-100, a, -100, b, 2)
+        flips += 1
+    time.sleep(0.0002)
+print(flips)
+`;
+
+const hasExchange = await new Deno.Command("python3", {
+  args: ["-c", "import ctypes; ctypes.CDLL(None).renameat2"],
+  stderr: "null",
+}).output().then((o) => o.success, () => false);
 
 async function swapTree(): Promise<{ base: string; root: string }> {
   const base = await tempBase();
@@ -95,24 +130,41 @@ const procUsable = (() => {
   }
 })();
 
-for (const descriptorPaths of [true, false]) {
+const SWAP_VARIANTS = [
+  {
+    descriptorPaths: true,
+    exchange: false,
+    label: "descriptor paths",
+    skip: procUsable ? "" : "skipped: /proc/self/fd needs --allow-all",
+  },
+  {
+    descriptorPaths: false,
+    exchange: false,
+    label: "re-checked opens",
+    skip: "",
+  },
+  {
+    descriptorPaths: false,
+    exchange: true,
+    label: "re-checked opens, atomic exchanges",
+    skip: hasExchange ? "" : "skipped: needs python3 and renameat2",
+  },
+];
+
+for (const { descriptorPaths, exchange, label, skip } of SWAP_VARIANTS) {
   Deno.test(
     {
-      name: `swap race: no byte from outside ever comes back (${
-        descriptorPaths
-          ? procUsable
-            ? "descriptor paths"
-            : "descriptor paths: skipped, /proc/self/fd needs --allow-all"
-          : "re-checked opens"
+      name: `swap race: no byte from outside ever comes back (${label}${
+        skip ? `: ${skip}` : ""
       })`,
-      ignore: descriptorPaths && !procUsable,
+      ignore: skip !== "",
     },
     async () => {
       const { base, root } = await swapTree();
       const ws = await Workspace.open(root, { descriptorPaths });
       assert.equal(await ws.descriptorPaths(), descriptorPaths);
       const decoder = new TextDecoder();
-      const swapper = startSwapper(root, 3);
+      const swapper = startSwapper(root, 3, exchange);
       let inside = 0;
       let calls = 0;
       const seen = (text: string, where: string) => {
@@ -161,7 +213,10 @@ for (const descriptorPaths of [true, false]) {
         assert.ok(flips > 100, `the swapper only flipped ${flips} times`);
       }
       assert.ok(calls > 200, `only ${calls} calls`);
-      assert.ok(inside > 20, `only ${inside} reads saw the inside file`);
+      assert.ok(
+        inside > (exchange ? 0 : 20),
+        `only ${inside} reads saw the inside file`,
+      );
     },
   );
 }
