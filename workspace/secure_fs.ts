@@ -206,7 +206,8 @@ export class RootFs {
       // final link despite O_NOFOLLOW: tell links apart before opening.
       let seen: Deno.FileInfo;
       try {
-        seen = this.lstatAt(dir, name);
+        // A hint only: what is opened is checked afterwards.
+        seen = this.peekAt(dir, name);
       } catch (error) {
         const code = errnoOf(error);
         if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
@@ -240,9 +241,39 @@ export class RootFs {
     return { kind: "open", fd, info: fileInfoOf(stats) };
   }
 
+  /**
+   * Step through `name` in `dir` on the way to something below it. In the
+   * re-checked mode no descriptor is needed (every use is by path, checked
+   * by identity), so a directory is identified by lstat, read twice around
+   * checks of `dir`: its handle then has no descriptor (`fd` -1). With
+   * descriptor paths it is opened like any name.
+   */
+  stepAt(dir: DirHandle, name: string): OpenResult {
+    if (this.descriptorPaths) return this.openAt(dir, name);
+    let info: Deno.FileInfo;
+    try {
+      info = this.lstatAt(dir, name);
+    } catch (error) {
+      const code = errnoOf(error);
+      if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
+      return { kind: "denied", code: code || String(error) };
+    }
+    if (info.isSymlink) return { kind: "link" };
+    if (!info.isDirectory) return { kind: "missing" };
+    return { kind: "open", fd: -1, info };
+  }
+
   /** The directory just opened as `fd`, as a handle (it owns `fd`). */
   dirHandle(fd: number, real: string, info: Deno.FileInfo): DirHandle {
     return { fd, real, dev: info.dev ?? 0, ino: info.ino ?? 0 };
+  }
+
+  /**
+   * lstat of `name` in `dir` without the re-checks: a hint (is it a link?
+   * has it changed?) for callers that check what they then open.
+   */
+  peekAt(dir: DirHandle, name: string): Deno.FileInfo {
+    return Deno.lstatSync(this.pathAt(dir, name));
   }
 
   /** lstat of `name` in `dir` (metadata only; a link is not followed). */
@@ -286,9 +317,9 @@ export class RootFs {
     return bothSaw(first, second);
   }
 
-  /** Close a descriptor (never the root's). */
+  /** Close a descriptor (never the root's; -1 is none). */
   close(fd: number): void {
-    if (fd === this.rootDir.fd) return;
+    if (fd === this.rootDir.fd || fd === -1) return;
     try {
       nodeFs().closeSync(fd);
     } catch {

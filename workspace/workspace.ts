@@ -451,7 +451,10 @@ export class Workspace {
           throw ignored(path);
         } else {
           const dir = stack[stack.length - 1];
-          const opened = fs.openAt(dir, name);
+          // A name with more to follow must be a directory: a step will do.
+          const opened = pending.length > 0
+            ? fs.stepAt(dir, name)
+            : fs.openAt(dir, name);
           if (opened.kind === "missing") throw notFound(path);
           if (opened.kind === "link") {
             if (++hops > MAX_LINK_HOPS) {
@@ -518,6 +521,19 @@ export class Workspace {
             });
           }
         }
+      }
+      if (final === undefined && stack[stack.length - 1].fd === -1) {
+        // Stepped into (a link's target ended in "/" or "/."): open it.
+        const stepped = stack.pop() as DirHandle;
+        const parent = stack[stack.length - 1];
+        const name = stepped.real.slice(stepped.real.lastIndexOf("/") + 1);
+        const opened = fs.openAt(parent, name);
+        if (opened.kind !== "open") throw notFound(path);
+        stack.push(fs.dirHandle(opened.fd, stepped.real, opened.info));
+        if (
+          !opened.info.isDirectory || opened.info.ino !== stepped.ino ||
+          opened.info.dev !== stepped.dev
+        ) throw unreadable(path, "it changed while being opened");
       }
       const top = stack[stack.length - 1];
       const real = final === undefined
@@ -655,7 +671,8 @@ export class Workspace {
     if (this.includeIgnored) return null;
     let stamp = "-";
     try {
-      const info = fs.lstatAt(dir, ".gitignore");
+      // A hint: the content is read through a checked open.
+      const info = fs.peekAt(dir, ".gitignore");
       // A .gitignore that is a link is not followed (as git does).
       if (info.isFile) {
         stamp =

@@ -585,3 +585,25 @@ Deno.test({
     }
   },
 });
+
+Deno.test("links whose targets end in '/' or '/.' resolve to the directory, open", async () => {
+  const base = await tempBase();
+  try {
+    await Deno.mkdir(`${base}/d/e`, { recursive: true });
+    await Deno.writeTextFile(`${base}/d/e/f.txt`, INSIDE);
+    await Deno.symlink("d/e/", `${base}/slash`);
+    await Deno.symlink("d/e/.", `${base}/dot`);
+    await Deno.symlink("d/../d/e//", `${base}/messy`);
+    const ws = await Workspace.open(base);
+    for (const link of ["slash", "dot", "messy"]) {
+      const resolved = await ws.resolve(link);
+      assert.ok(resolved.info.isDirectory, link);
+      assert.equal(resolved.absolute, `${base}/d/e`);
+      const entries = await walkAll(ws, { path: link, sizes: true });
+      assert.deepEqual(entries.map((e) => e.relative), [`${link}/f.txt`]);
+      assert.equal(entries[0].size, INSIDE.length);
+    }
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
