@@ -26,7 +26,6 @@
 import {
   ignored,
   invalid,
-  notAFile,
   notFound,
   outside,
   unreadable,
@@ -39,7 +38,6 @@ import { Lru } from "./lru.ts";
 import {
   type DirHandle,
   errnoOf,
-  loadNodeFs,
   nodeFsLoaded,
   RootFs,
   yieldToEventLoop,
@@ -634,7 +632,7 @@ export class Workspace {
         let rules: IgnoreRules | null = null;
         if (dir !== undefined) {
           const parent: DirHandle = dir;
-          const result = fs.openAt(parent, parts[i]);
+          const result = fs.stepAt(parent, parts[i]);
           dir = undefined;
           if (result.kind === "open") {
             opened.push(result.fd);
@@ -1071,10 +1069,3 @@ export class Workspace {
     return levels;
   }
 }
-
-/** Load what the workspace needs before its first use (optional). */
-export function preloadWorkspace(): Promise<unknown> {
-  return loadNodeFs();
-}
-
-export { notAFile };
