@@ -33,7 +33,7 @@ Deno.test("a FIFO swapped in never blocks the server", async () => {
           Deno.renameSync(root + "/f.fifo", root + "/f.txt");
           Deno.renameSync(root + "/f.tmp", root + "/f.fifo");
         } catch {}
-        if (++turns % 20 === 0) Atomics.wait(pause, 0, 0, 1); // Leave the other core some time.
+        if (++turns % 5 === 0) Atomics.wait(pause, 0, 0, 1); // Leave the other core some time.
       }
       `,
       root,
