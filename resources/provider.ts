@@ -17,8 +17,12 @@ import {
   type ResourceTemplate,
   type ResourceWatch,
 } from "../mcp/resource.ts";
-import { decodeText, isProbablyText, readWhole } from "../workspace/content.ts";
-import { type Workspace, WorkspaceError } from "../workspace/workspace.ts";
+import { decodeText, isProbablyText } from "../workspace/content.ts";
+import {
+  type Workspace,
+  WorkspaceError,
+  type WorkspaceHandle,
+} from "../workspace/workspace.ts";
 import {
   BadResumeKey,
   keyPosition,
@@ -157,25 +161,31 @@ export class WorkspaceResources implements ResourceProvider {
 
   /** See {@linkcode ResourceProvider.canonicalUri}. */
   async canonicalUri(uri: string): Promise<string> {
-    const { relative } = await this.#resolveFile(uri);
-    return this.uris.uriOf(relative);
+    using file = await this.#openFile(uri);
+    return this.uris.uriOf(file.relative);
   }
 
   /** See {@linkcode ResourceProvider.read}. */
   async read(uri: string, signal: AbortSignal): Promise<ResourceContents[]> {
-    const { relative, absolute, size } = await this.#resolveFile(uri);
+    using file = await this.#openFile(uri);
+    const relative = file.relative;
+    const size = file.info.size;
     const canonical = this.uris.uriOf(relative);
     if (size > this.maxReadBytes) throw this.#tooLarge(uri, size);
     let bytes: Uint8Array;
     try {
-      bytes = await readWhole(absolute, size, signal);
+      const read = await file.read({ maxBytes: this.maxReadBytes, signal });
+      // It may have grown since the stat; the cap holds for what was read.
+      if (read.truncated) {
+        throw this.#tooLarge(
+          uri,
+          Math.max(size, read.bytes.length + 1),
+        );
+      }
+      bytes = read.bytes;
     } catch (error) {
-      if (signal.aborted) throw error;
-      throw resourceNotFound(uri); // Vanished between stat and read.
-    }
-    // It may have grown since the stat; the cap holds for what was read.
-    if (bytes.length > this.maxReadBytes) {
-      throw this.#tooLarge(uri, bytes.length);
+      if (signal.aborted || error instanceof RpcError) throw error;
+      throw resourceNotFound(uri); // Vanished or changed since resolved.
     }
     const mimeType = await mimeTypeOf(relative);
     if (!binaryByType(mimeType) && isProbablyText(bytes)) {
@@ -193,25 +203,23 @@ export class WorkspaceResources implements ResourceProvider {
     }];
   }
 
-  /** The regular file `uri` names, or -32002 (whatever the reason). */
-  async #resolveFile(
-    uri: string,
-  ): Promise<{ relative: string; absolute: string; size: number }> {
+  /** The regular file `uri` names, opened, or -32002 (whatever the reason). */
+  async #openFile(uri: string): Promise<WorkspaceHandle> {
     const relative = this.uris.relativeOf(uri);
     if (relative === undefined) throw resourceNotFound(uri);
+    let file: WorkspaceHandle;
     try {
-      const resolved = await this.workspace.resolve(relative);
-      if (!resolved.info.isFile) throw resourceNotFound(uri);
-      return {
-        relative: resolved.relative,
-        absolute: resolved.absolute,
-        size: resolved.info.size,
-      };
+      file = await this.workspace.open(relative);
     } catch (error) {
       // Outside, ignored, missing: one answer, so nothing outside leaks.
       if (error instanceof WorkspaceError) throw resourceNotFound(uri);
       throw error;
     }
+    if (!file.info.isFile) {
+      file.close();
+      throw resourceNotFound(uri);
+    }
+    return file;
   }
 
   #tooLarge(uri: string, size: number): RpcError {

@@ -71,6 +71,12 @@ Deno.test("RootUri: URIs naming nothing under the root give undefined", () => {
   ) {
     assert.equal(root.relativeOf(uri), undefined, uri);
   }
+  // A backslash is a name character on POSIX: one component, never a
+  // separator, so it cannot climb out.
+  assert.equal(
+    root.relativeOf("file:///srv/my%20code/a%5c..%5cb"),
+    "a\\..\\b",
+  );
 });
 
 Deno.test("RootUri: a raw # or ? is part of the name, as RFC 6570 {+path} expands it", () => {

@@ -25,8 +25,6 @@ Deno.test("search_text: literal, path:line:text, ignored and binary files skippe
   assert.equal(result.structuredContent!.count, paths.length);
   assert.deepEqual(paths, [
     "docs/héllo wörld.md",
-    "docs/link_src/lib/deep/deeper/leaf.txt",
-    "docs/link_src/lib/util.ts",
     "docs/utf16.txt",
     "src/lib/deep/deeper/leaf.txt",
     "src/lib/util.ts",

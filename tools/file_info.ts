@@ -9,29 +9,25 @@ import type { JsonObject } from "../mcp/jsonrpc.ts";
 import type { Tool } from "../mcp/tool.ts";
 import { structuredResult } from "../mcp/content.ts";
 import { isProbablyText, textEncodingOf } from "../workspace/content.ts";
-import type { Workspace } from "../workspace/workspace.ts";
+import type { Workspace, WorkspaceHandle } from "../workspace/workspace.ts";
 import { mimeTypeOf } from "../workspace/mime_lazy.ts";
 import { READ_ONLY } from "./common.ts";
 import { sniff } from "./read_file.ts";
 
 /** Count lines by newline bytes: a last line without "\n" counts too. */
 async function countLines(
-  absolute: string,
+  file: WorkspaceHandle,
   encoding: string,
   signal: AbortSignal,
 ): Promise<number> {
-  using file = await Deno.open(absolute);
-  const buffer = new Uint8Array(64 * 1024);
   // A UTF-16 newline is 0x0A at an even (LE) or odd (BE) offset; checking
   // the parity keeps other characters' bytes from counting.
   const parity = encoding === "utf-16le" ? 0 : encoding === "utf-16be" ? 1 : -1;
   let lines = 0;
   let position = 0;
   let lastNewlineEnd = -1;
-  while (true) {
-    signal.throwIfAborted();
-    const read = await file.read(buffer);
-    if (read === null) break;
+  for await (const buffer of file.chunks({ signal, chunkBytes: 1 << 20 })) {
+    const read = buffer.length;
     for (let i = 0; i < read; i++) {
       if (buffer[i] !== 0x0a) continue;
       const at = position + i;
@@ -80,7 +76,7 @@ export function fileInfoTool(ws: Workspace): Tool {
     },
     annotations: READ_ONLY,
     async run(args, ctx) {
-      const target = await ws.resolve(args.path as string);
+      using target = await ws.open(args.path as string);
       const info = target.info;
       const data: JsonObject = {
         path: target.relative,
@@ -92,11 +88,11 @@ export function fileInfoTool(ws: Workspace): Tool {
       if (info.isFile) {
         const mimeType = await mimeTypeOf(target.relative);
         if (mimeType !== undefined) data.mimeType = mimeType;
-        const head = await sniff(target.absolute);
+        const head = sniff(target);
         data.isText = isProbablyText(head);
         if (data.isText) {
           data.lines = await countLines(
-            target.absolute,
+            target,
             textEncodingOf(head),
             ctx.signal,
           );

@@ -57,7 +57,12 @@ export function listDirectoryTool(
       const pacer = new Pacer(ctx.signal);
       let truncated = false;
       for await (
-        const entry of ws.walk({ path, maxDepth: depth, signal: ctx.signal })
+        const entry of ws.walk({
+          path,
+          maxDepth: depth,
+          signal: ctx.signal,
+          sizes: true,
+        })
       ) {
         if (pacer.due()) await pacer.pause();
         if (lines.length === caps.maxEntries) {
@@ -68,7 +73,7 @@ export function listDirectoryTool(
           break;
         }
         if (entry.isFile) {
-          const size = Deno.statSync(entry.absolute).size;
+          const size = entry.size ?? 0;
           lines.push(`${entry.relative} (${size} bytes)`);
         } else if (entry.isDirectory) {
           lines.push(`${entry.relative}/`);

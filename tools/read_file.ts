@@ -16,12 +16,8 @@ import {
   textContent,
   toolError,
 } from "../mcp/content.ts";
-import {
-  isProbablyText,
-  readWhole,
-  textEncodingOf,
-} from "../workspace/content.ts";
-import type { Workspace } from "../workspace/workspace.ts";
+import { isProbablyText, textEncodingOf } from "../workspace/content.ts";
+import type { Workspace, WorkspaceHandle } from "../workspace/workspace.ts";
 import { mimeTypeOf } from "../workspace/mime_lazy.ts";
 import { Pacer, plural, READ_ONLY, type ToolCaps } from "./common.ts";
 
@@ -31,17 +27,9 @@ export const DEFAULT_LINE_LIMIT = 2000;
 /** Bytes sniffed to tell text from binary. */
 export const SNIFF_BYTES = 8192;
 
-/** The first `SNIFF_BYTES` of a file. */
-export async function sniff(absolute: string): Promise<Uint8Array> {
-  using file = await Deno.open(absolute);
-  const buffer = new Uint8Array(SNIFF_BYTES);
-  let filled = 0;
-  while (filled < buffer.length) {
-    const read = await file.read(buffer.subarray(filled));
-    if (read === null) break;
-    filled += read;
-  }
-  return buffer.subarray(0, filled);
+/** The first `SNIFF_BYTES` of an open file. */
+export function sniff(file: WorkspaceHandle): Uint8Array {
+  return file.head(SNIFF_BYTES);
 }
 
 /**
@@ -79,23 +67,58 @@ export const WHOLE_READ_BYTES = 4 * 1024 * 1024;
  * boundaries: a chunk at a time, so a file costs no promise per line.
  */
 class LineSplitter {
-  #rest = "";
+  // The unfinished line, in pieces (joining per chunk would be quadratic).
+  // A line longer than `#keep` characters is handed out cut as soon as it
+  // is that long, and the rest of it is dropped: it is over the read
+  // budget anyway, and a file without newlines then costs no memory and
+  // stops the read at once.
+  #rest: string[] = [];
+  #restLength = 0;
+  #dropping = false;
+  readonly #keep: number;
+
+  /** Lines longer than `keep` characters are cut to that length. */
+  constructor(keep = Infinity) {
+    this.#keep = keep;
+  }
 
   /** The lines `chunk` completes. */
   push(chunk: string): string[] {
-    const text = this.#rest + chunk;
-    const lines = text.split("\n");
-    this.#rest = lines.pop() ?? "";
+    if (this.#dropping) {
+      const newline = chunk.indexOf("\n");
+      if (newline === -1) return [];
+      this.#dropping = false;
+      chunk = chunk.slice(newline + 1);
+    }
+    const lines = chunk.split("\n");
+    const last = lines.pop() ?? "";
+    if (lines.length > 0) {
+      this.#rest.push(lines[0]);
+      lines[0] = this.#rest.join("");
+      this.#rest = [];
+      this.#restLength = 0;
+    }
     for (let i = 0; i < lines.length; i++) {
-      const line = lines[i];
-      if (line.charCodeAt(line.length - 1) === 13) lines[i] = line.slice(0, -1);
+      let line = lines[i];
+      if (line.length > this.#keep) line = line.slice(0, this.#keep);
+      if (line.charCodeAt(line.length - 1) === 13) line = line.slice(0, -1);
+      lines[i] = line;
+    }
+    this.#rest.push(last);
+    this.#restLength += last.length;
+    if (this.#restLength > this.#keep) {
+      lines.push(this.#rest.join("").slice(0, this.#keep));
+      this.#rest = [];
+      this.#restLength = 0;
+      this.#dropping = true;
     }
     return lines;
   }
 
   /** The last line, when the text does not end with a newline. */
   end(): string[] {
-    return this.#rest.length > 0 ? [this.#rest] : [];
+    const rest = this.#rest.join("");
+    return rest.length > 0 ? [rest] : [];
   }
 }
 
@@ -105,22 +128,21 @@ class LineSplitter {
  * the bytes up to that range.
  */
 async function* textChunks(
-  absolute: string,
+  file: WorkspaceHandle,
   head: Uint8Array,
   whole: Uint8Array | undefined,
+  signal: AbortSignal,
 ): AsyncGenerator<string> {
   const encoding = textEncodingOf(head);
   if (whole !== undefined) {
     yield new TextDecoder(encoding).decode(whole);
     return;
   }
-  using handle = await Deno.open(absolute);
-  const text = handle.readable.pipeThrough(new TextDecoderStream(encoding));
-  try {
-    yield* text;
-  } finally {
-    await text.cancel().catch(() => {});
+  const decoder = new TextDecoder(encoding);
+  for await (const chunk of file.chunks({ signal })) {
+    yield decoder.decode(chunk, { stream: true });
   }
+  yield decoder.decode();
 }
 
 /** Make the `read_file` tool over `ws`. */
@@ -177,7 +199,7 @@ export function readFileTool(
       const path = args.path as string;
       const offset = (args.offset as number | undefined) ?? 1;
       const limit = (args.limit as number | undefined) ?? DEFAULT_LINE_LIMIT;
-      const file = await ws.resolve(path);
+      using file = await ws.open(path);
       if (file.info.isDirectory) {
         return toolError(
           `"${path}" is a directory; use list_directory to see its entries.`,
@@ -198,7 +220,8 @@ export function readFileTool(
             `"${path}" is a ${media} of ${size} bytes, over the ${caps.maxReadBytes}-byte read limit (--max-read-bytes); use file_info for its details.`,
           );
         }
-        const bytes = await Deno.readFile(file.absolute, {
+        const { bytes } = await file.read({
+          maxBytes: caps.maxReadBytes,
           signal: ctx.signal,
         });
         const block: ContentBlock = media === "image"
@@ -218,11 +241,12 @@ export function readFileTool(
           },
         };
       }
-      const whole = size <= WHOLE_READ_BYTES
-        ? await readWhole(file.absolute, size, ctx.signal)
+      // Bounded by what is read: the file may have grown since it was opened.
+      const read = size <= WHOLE_READ_BYTES
+        ? await file.read({ maxBytes: WHOLE_READ_BYTES, signal: ctx.signal })
         : undefined;
-      const head = whole?.subarray(0, SNIFF_BYTES) ??
-        await sniff(file.absolute);
+      const whole = read?.truncated ? undefined : read?.bytes;
+      const head = whole?.subarray(0, SNIFF_BYTES) ?? sniff(file);
       if (!isProbablyText(head)) {
         const type = mimeType ?? "application/octet-stream";
         return {
@@ -253,8 +277,8 @@ export function readFileTool(
       // A UTF-8 file that fits the budget whole cannot overrun it, so its
       // lines need not be measured one by one.
       const measure = textEncodingOf(head) !== "utf-8" ||
-        size + 1 > caps.maxReadBytes;
-      const splitter = new LineSplitter();
+        whole === undefined || whole.length + 1 > caps.maxReadBytes;
+      const splitter = new LineSplitter(caps.maxReadBytes + 1);
       const take = (line: string): boolean => {
         number++;
         if (number < offset) return true;
@@ -277,7 +301,7 @@ export function readFileTool(
         return true;
       };
       reading: {
-        for await (const chunk of textChunks(file.absolute, head, whole)) {
+        for await (const chunk of textChunks(file, head, whole, ctx.signal)) {
           const split = splitter.push(chunk);
           for (let i = 0; i < split.length; i++) {
             if (!take(split[i])) break reading;

@@ -8,8 +8,13 @@
 
 import type { Tool } from "../mcp/tool.ts";
 import { textContent, toolError } from "../mcp/content.ts";
-import { decodeText, isProbablyText, readWhole } from "../workspace/content.ts";
-import type { Workspace } from "../workspace/workspace.ts";
+import { decodeText, isProbablyText } from "../workspace/content.ts";
+import {
+  type ReadResult,
+  type WalkEntry,
+  type Workspace,
+  WorkspaceError,
+} from "../workspace/workspace.ts";
 import {
   GLOB_SYNTAX,
   globMatcher,
@@ -177,24 +182,30 @@ export function searchTextTool(
       const pacer = new Pacer(ctx.signal);
       // The files to search: the one named, or a walk of the directory.
       async function* files(): AsyncGenerator<
-        { relative: string; absolute: string; size: number }
+        {
+          relative: string;
+          absolute: string;
+          size: number;
+          target: string | WalkEntry;
+        }
       > {
         if (start.info.isFile) {
           yield {
             relative: start.relative,
             absolute: start.absolute,
             size: start.info.size,
+            target: start.relative,
           };
           return;
         }
         for await (const entry of ws.walk({ path, signal: ctx.signal })) {
           if (pacer.due()) await pacer.pause();
           if (!entry.isFile || !inGlob(entry.relative)) continue;
-          const info = Deno.statSync(entry.absolute);
           yield {
             relative: entry.relative,
             absolute: entry.absolute,
-            size: info.size,
+            size: entry.size ?? 0,
+            target: entry,
           };
         }
       }
@@ -231,7 +242,25 @@ export function searchTextTool(
             skipped++;
             continue;
           }
-          const bytes = await readWhole(file.absolute, file.size, ctx.signal);
+          // Read the very file the walk listed, bounded by the cap; one
+          // that vanished, changed type or cannot be read is skipped.
+          let read: ReadResult;
+          try {
+            read = await ws.readFile(file.target, {
+              maxBytes: caps.maxReadBytes,
+              signal: ctx.signal,
+              skipLarger: true,
+            });
+          } catch (error) {
+            if (!(error instanceof WorkspaceError)) throw error;
+            skipped++;
+            continue;
+          }
+          if (read.truncated) {
+            skipped++;
+            continue;
+          }
+          const bytes = read.bytes;
           if (!isProbablyText(bytes.subarray(0, 8192))) {
             skipped++;
             continue;

@@ -48,22 +48,3 @@ export function textEncodingOf(
 export function decodeText(bytes: Uint8Array): string {
   return new TextDecoder(textEncodingOf(bytes)).decode(bytes);
 }
-
-/** Files up to this size are read synchronously by {@linkcode readWhole}. */
-export const SYNC_READ_BYTES = 256 * 1024;
-
-/**
- * Read a whole file of (about) `size` bytes. Small files are read
- * synchronously: an asynchronous read costs a round trip to a worker
- * thread, about 50 µs against 12 µs for the read itself, and most source
- * files are small. Larger ones are read asynchronously so the server keeps
- * answering meanwhile.
- */
-export function readWhole(
-  absolute: string,
-  size: number,
-  signal?: AbortSignal,
-): Uint8Array | Promise<Uint8Array> {
-  if (size <= SYNC_READ_BYTES) return Deno.readFileSync(absolute);
-  return Deno.readFile(absolute, { signal });
-}

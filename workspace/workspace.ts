@@ -2,63 +2,79 @@
  * Sandboxed, read-only access to one root directory: the only way tools and
  * resources reach the file system.
  *
- * A client path is resolved one component at a time, reading symlinks
- * ourselves instead of asking the OS for a real path, so a link that points
- * outside the root is refused without ever touching (or revealing the
- * existence of) anything outside it. `.git/` is always excluded and
- * `.gitignore` rules (root and nested files) are honoured unless the
- * workspace is opened with `includeIgnored`.
+ * A client path is resolved one name at a time from the open root
+ * directory (see `secure_fs.ts`): each name is opened without following
+ * links and what was opened is what is read, so a swap of a directory for
+ * a link between a check and a read cannot lead outside the root. Links
+ * are read and followed by this module, and a link whose target leaves
+ * the root is refused without touching (or revealing the existence of)
+ * anything outside it. A hard link to a file outside cannot be told from
+ * an ordinary file: that is the sandbox's known limit.
  *
- * File metadata (lstat, readlink, stat, directory listings) is read with
- * the synchronous calls: each asynchronous one costs a round trip to a
- * worker thread, about 40 µs, several times the call itself, and resolving
- * one path takes several of them.
+ * `.git/` is always excluded and `.gitignore` rules (root and nested
+ * files) are honoured with git's exact semantics unless the workspace is
+ * opened with `includeIgnored`.
+ *
+ * Names that cannot be read back by their text are never listed: a name
+ * that is not valid UTF-8 (its decoded text names no file), and entries
+ * whose path would be longer than {@linkcode MAX_PATH_BYTES} or deeper
+ * than {@linkcode MAX_PATH_SEGMENTS}. Walks count what they skip.
  *
  * @module
  */
 
-import type { Ignore } from "ignore";
-import { ToolFailure } from "../mcp/tool.ts";
+import {
+  ignored,
+  invalid,
+  notFound,
+  outside,
+  unreadable,
+  WorkspaceError,
+} from "./errors.ts";
+import { WorkspaceHandle } from "./file.ts";
+import type { ReadOptions, ReadResult } from "./file.ts";
+import { IgnoreRules } from "./gitignore.ts";
+import { Lru } from "./lru.ts";
+import {
+  type DirHandle,
+  errnoOf,
+  nodeFsLoaded,
+  RootFs,
+  yieldToEventLoop,
+} from "./secure_fs.ts";
 
-/** Why a path was refused. */
-export type WorkspaceErrorCode =
-  | "invalid"
-  | "outside"
-  | "not_found"
-  | "ignored"
-  | "not_a_file"
-  | "not_a_directory"
-  | "too_large";
+export { WorkspaceError } from "./errors.ts";
+export type { WorkspaceErrorCode } from "./errors.ts";
+export { WorkspaceHandle } from "./file.ts";
+export type { ChunkOptions, ReadOptions, ReadResult } from "./file.ts";
 
-/** A path the workspace refuses; `message` says what to do instead. */
-export class WorkspaceError extends ToolFailure {
-  /** Why it was refused. */
-  readonly code: WorkspaceErrorCode;
-  /** The path as the client gave it. */
-  readonly path: string;
+/** Longest client path accepted, in UTF-8 bytes (POSIX PATH_MAX). */
+export const MAX_PATH_BYTES = 4096;
 
-  /** Make an error for `path`; `message` is shown to the client. */
-  constructor(code: WorkspaceErrorCode, path: string, message: string) {
-    super(message);
-    this.name = "WorkspaceError";
-    this.code = code;
-    this.path = path;
-  }
-}
+/** Most path components in a client path or below the root in a walk. */
+export const MAX_PATH_SEGMENTS = 256;
+
+/** Largest `.gitignore` read; rules past this many bytes are not used. */
+export const MAX_RULES_BYTES = 1024 * 1024;
 
 /** How a workspace is opened. */
 export interface WorkspaceOptions {
   /** Serve files that `.gitignore` rules exclude. Default false. */
   includeIgnored?: boolean;
+  /**
+   * Reach names through `/proc/self/fd` where available (default true).
+   * False forces the portable mode that re-checks each open.
+   */
+  descriptorPaths?: boolean;
 }
 
 /** A client path resolved inside the root. */
 export interface ResolvedPath {
   /** POSIX path relative to the root; "" for the root itself. */
   relative: string;
-  /** Real absolute path (symlinks resolved), inside the root. */
+  /** Real absolute path (links resolved): for display only, never open it. */
   absolute: string;
-  /** Stat of the real target. */
+  /** Metadata of what the path named when resolved. */
   info: Deno.FileInfo;
 }
 
@@ -66,7 +82,7 @@ export interface ResolvedPath {
 export interface WalkEntry {
   /** POSIX path relative to the root, as reached (through links, if any). */
   relative: string;
-  /** Real absolute path of what it points to. */
+  /** Real absolute path of what it points to: for display, never open it. */
   absolute: string;
   /** A regular file (or a link to one). */
   isFile: boolean;
@@ -74,6 +90,20 @@ export interface WalkEntry {
   isDirectory: boolean;
   /** 1 for entries directly in the walked directory, 2 below that, … */
   depth: number;
+  /** Size in bytes of a file, when the walk was asked for `sizes`. */
+  size?: number;
+}
+
+/** What a walk left out, counted by kind (see {@linkcode WalkOptions}). */
+export interface WalkSkips {
+  /** Entries or directories the server may not read. */
+  unreadable: number;
+  /** Entries that vanished or changed while the walk ran. */
+  vanished: number;
+  /** Names that are not valid UTF-8, so could not be read back. */
+  badNames: number;
+  /** Entries deeper or longer than the path limits. */
+  tooDeep: number;
 }
 
 /** Options of {@linkcode Workspace.walk}. */
@@ -90,57 +120,109 @@ export interface WalkOptions {
    * without being checked or read (paging through a large tree).
    */
   after?: string;
+  /** Fill {@linkcode WalkEntry.size} for files (one lstat each). */
+  sizes?: boolean;
+  /** Counters the walk adds to for each entry it skips. */
+  skips?: WalkSkips;
+}
+
+/** Zeroed counters for {@linkcode WalkOptions.skips}. */
+export function walkSkips(): WalkSkips {
+  return { unreadable: 0, vanished: 0, badNames: 0, tooDeep: 0 };
 }
 
 // Symlink hops allowed while resolving one path, as POSIX's SYMLOOP_MAX.
 const MAX_LINK_HOPS = 40;
 
-// A parsed .gitignore file, or null when the directory has none.
-type IgnoreRules = Ignore | null;
+// A walk gives the event loop a turn at least this often (milliseconds).
+const YIELD_EVERY_MS = 8;
 
-let ignoreFactory: Promise<() => Ignore> | undefined;
+// Listings of at least this many entries are cached for paging.
+const CACHE_LISTING_ENTRIES = 256;
 
-// The `ignore` library is loaded on first need, off the startup path.
-function loadIgnore(): Promise<() => Ignore> {
-  return ignoreFactory ??= import("ignore").then((module) =>
-    module.default as unknown as () => Ignore
-  );
+// A directory changed this recently may change again within the same
+// timestamp tick: its listing is not cached (git's "racy" rule).
+const RACY_MS = 100;
+
+const encoder = new TextEncoder();
+
+type Kind = 0 | 1 | 2 | 3; // file, directory, link, other
+const FILE = 0;
+const DIR = 1;
+const LINK = 2;
+
+/** The sorted names of a directory, as read at one moment. */
+interface Listing {
+  names: string[];
+  kinds: Uint8Array;
+  stamp: string;
+  badNames: number;
 }
 
-function outside(path: string): WorkspaceError {
-  return new WorkspaceError(
-    "outside",
-    path,
-    `"${path}" is outside the workspace root; use a path relative to the root (for example "src/main.ts"), without "..".`,
-  );
+/** A directory's `.gitignore`, or null, and what it was read from. */
+interface RulesEntry {
+  stamp: string;
+  rules: IgnoreRules | null;
 }
 
-function invalid(path: string, why: string): WorkspaceError {
-  return new WorkspaceError(
-    "invalid",
-    path,
-    `"${path}" is not a valid workspace path: ${why}. Use a POSIX path relative to the root, for example "src/main.ts".`,
-  );
+/** The rules of one directory on a path and where paths below it start. */
+interface Level {
+  rules: IgnoreRules | null;
+  // Byte offset, in the path's UTF-8 bytes, of what is relative to it.
+  offset: number;
 }
 
-function ignored(path: string): WorkspaceError {
-  return new WorkspaceError(
-    "ignored",
-    path,
-    `"${path}" is excluded from the workspace (.git/ or a .gitignore rule); pick a file that list_directory or find_files shows.`,
-  );
+/** A directory a walk has open; `open` turns false when it is closed. */
+interface FrameRef {
+  dir: DirHandle;
+  open: boolean;
 }
 
-function notFound(path: string): WorkspaceError {
-  return new WorkspaceError(
-    "not_found",
-    path,
-    `"${path}" does not exist in the workspace; use list_directory or find_files to see what does.`,
-  );
+/** What the walk remembers of an entry it yielded. */
+interface EntryOrigin {
+  frame: FrameRef;
+  name: string;
+  link: boolean;
 }
 
-function hasErrorName(error: unknown, name: string): boolean {
-  return error instanceof Error && error.name === name;
+/** The end of a resolution: what the path named, opened (fd -1: not). */
+interface Found {
+  relative: string;
+  real: string;
+  fd: number;
+  info: Deno.FileInfo;
+  // The open directory, when it is one.
+  dir?: DirHandle;
+}
+
+function utf8Length(text: string): number {
+  // ASCII (the common case) needs no encoding.
+  // deno-lint-ignore no-control-regex
+  return /^[\x00-\x7f]*$/.test(text)
+    ? text.length
+    : encoder.encode(text).length;
+}
+
+function byName(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function isExcluded(
+  levels: readonly Level[],
+  count: number,
+  path: Uint8Array,
+  isDirectory: boolean,
+): boolean {
+  for (let i = count - 1; i >= 0; i--) {
+    const level = levels[i];
+    if (level.rules === null) continue;
+    const verdict = level.rules.verdict(
+      path.subarray(level.offset),
+      isDirectory,
+    );
+    if (verdict !== undefined) return verdict;
+  }
+  return false;
 }
 
 /** A read-only view of one directory tree. */
@@ -150,12 +232,23 @@ export class Workspace {
   /** Whether `.gitignore` rules are ignored (files they exclude are served). */
   readonly includeIgnored: boolean;
 
-  // Parsed .gitignore per directory (root-relative, "" for the root).
-  readonly #rules = new Map<string, IgnoreRules | Promise<IgnoreRules>>();
+  readonly #descriptorPaths: boolean;
+  #fs: RootFs | undefined;
+  #opening: Promise<RootFs> | undefined;
+  // Parsed .gitignore per real directory path, bounded.
+  readonly #rules = new Lru<string, RulesEntry>(4096, 32 * 1024 * 1024);
+  // Sorted listings of large directories by device, inode and stamp.
+  readonly #listings = new Lru<string, Listing>(64, 500_000);
+  readonly #origins = new WeakMap<WalkEntry, EntryOrigin>();
 
-  private constructor(root: string, includeIgnored: boolean) {
+  private constructor(
+    root: string,
+    includeIgnored: boolean,
+    descriptorPaths: boolean,
+  ) {
     this.root = root;
     this.includeIgnored = includeIgnored;
+    this.#descriptorPaths = descriptorPaths;
   }
 
   /**
@@ -188,34 +281,36 @@ export class Workspace {
     const normal = real.length > 1 && real.endsWith("/")
       ? real.slice(0, -1)
       : real;
-    return new Workspace(normal, options.includeIgnored ?? false);
+    return new Workspace(
+      normal,
+      options.includeIgnored ?? false,
+      options.descriptorPaths ?? true,
+    );
   }
 
-  /** Absolute path of a root-relative POSIX path (no checks). */
-  #absolute(relative: string): string {
-    if (relative === "") return this.root;
-    return this.root === "/" ? `/${relative}` : `${this.root}/${relative}`;
+  /** Whether names are reached through `/proc/self/fd` (else re-checked). */
+  async descriptorPaths(): Promise<boolean> {
+    return (await this.#ready()).descriptorPaths;
   }
 
-  /** Root-relative path of an absolute path known to be inside the root. */
-  #relativeOf(absolute: string): string {
-    if (absolute === this.root) return "";
-    return absolute.slice(this.root === "/" ? 1 : this.root.length + 1);
+  // The root is opened on first use, loading node:fs off the start-up path.
+  #ready(): Promise<RootFs> {
+    if (this.#fs !== undefined) return Promise.resolve(this.#fs);
+    return this.#opening ??= RootFs.open(this.root, this.#descriptorPaths)
+      .then((fs) => this.#fs = fs);
   }
 
   /**
    * Check a client path's text and split it into root-relative segments,
-   * without touching the file system.
+   * without touching the file system. Backslashes and colons are ordinary
+   * name characters on POSIX systems, so they are allowed.
    */
   #segments(path: string): string[] {
+    if (typeof path !== "string") throw invalid(String(path), "not a string");
+    if (path.length > MAX_PATH_BYTES || utf8Length(path) > MAX_PATH_BYTES) {
+      throw invalid(path, `it is longer than ${MAX_PATH_BYTES} bytes`);
+    }
     if (path.includes("\0")) throw invalid(path, "it contains a NUL byte");
-    if (path.includes("\\")) {
-      throw invalid(path, "backslashes are not path separators here");
-    }
-    if (/^[A-Za-z]:/.test(path) || path.includes(":")) {
-      // Drive letters, NTFS alternate streams and URLs all carry a colon.
-      throw invalid(path, 'it contains ":"');
-    }
     let rest = path;
     if (rest.startsWith("/")) {
       if (rest.startsWith("//")) throw outside(path); // UNC-like.
@@ -230,113 +325,273 @@ export class Workspace {
       if (segment === "..") throw outside(path);
       segments.push(segment);
     }
+    if (segments.length > MAX_PATH_SEGMENTS) {
+      throw invalid(path, `it has more than ${MAX_PATH_SEGMENTS} components`);
+    }
     return segments;
   }
 
   /**
    * Resolve a client path: relative to the root ("" or "." is the root),
    * or absolute inside the root. Refuses NUL bytes, "..", escapes, links
-   * pointing outside the root, Windows-style paths, `.git/` and ignored
-   * paths with a {@linkcode WorkspaceError}; missing paths are "not_found".
+   * pointing outside the root, over-long paths, `.git/` and ignored paths
+   * with a {@linkcode WorkspaceError}; missing paths are "not_found".
+   * Nothing is kept open: to read, use {@linkcode Workspace.open}.
    */
   async resolve(path: string): Promise<ResolvedPath> {
-    if (typeof path !== "string") throw invalid(String(path), "not a string");
-    const segments = this.#segments(path);
-    // The requested path itself must not be excluded, whatever it points to.
-    // Intermediate components are directories; the last one is checked as a
-    // file first and, once it is known to be a directory, as one too, since
-    // rules such as "build/" match only directories.
-    for (let i = 0; i < segments.length; i++) {
-      const prefix = segments.slice(0, i + 1).join("/");
-      if (await this.isIgnored(prefix, i < segments.length - 1)) {
-        throw ignored(path);
-      }
-    }
-    const real = this.#follow(path, segments);
-    const info = Deno.statSync(this.#absolute(real));
-    if (
-      info.isDirectory && segments.length > 0 &&
-      await this.isIgnored(segments.join("/"), true)
-    ) {
-      throw ignored(path);
-    }
-    if (real !== segments.join("/")) {
-      // Reached through a link: the target must not be excluded either.
-      const parts = real === "" ? [] : real.split("/");
-      for (let i = 0; i < parts.length; i++) {
-        const prefix = parts.slice(0, i + 1).join("/");
-        const isDir = i < parts.length - 1 || info.isDirectory;
-        if (await this.isIgnored(prefix, isDir)) throw ignored(path);
-      }
-    }
+    using handle = await this.open(path);
     return {
-      relative: segments.join("/"),
-      absolute: this.#absolute(real),
-      info,
+      relative: handle.relative,
+      absolute: handle.absolute,
+      info: handle.info,
     };
   }
 
   /**
-   * Follow `segments` from the root, reading each symlink and refusing any
-   * whose target leaves the root. Returns the real root-relative path.
+   * Open a client path, or an entry a walk yielded, as
+   * {@linkcode Workspace.resolve} checks it. The handle reads exactly the
+   * file that was checked. Close it when done (`using`).
    */
-  #follow(path: string, segments: string[]): string {
-    const done: string[] = [];
-    const queue = [...segments];
-    let hops = 0;
-    while (queue.length > 0) {
-      const segment = queue.shift() as string;
-      if (segment === "." || segment === "") continue;
-      if (segment === "..") {
-        // Only reachable from a link target; the real parent is lexical
-        // because `done` holds no links.
-        if (done.length === 0) throw outside(path);
-        done.pop();
-        continue;
-      }
-      if (segment === ".git") throw ignored(path);
-      const candidate = [...done, segment].join("/");
-      let info: Deno.FileInfo;
-      try {
-        info = Deno.lstatSync(this.#absolute(candidate));
-      } catch (error) {
-        if (
-          hasErrorName(error, "NotFound") ||
-          hasErrorName(error, "NotADirectory")
-        ) {
-          throw notFound(path);
-        }
-        throw error;
-      }
-      if (!info.isSymlink) {
-        if (queue.length > 0 && !info.isDirectory) throw notFound(path);
-        done.push(segment);
-        continue;
-      }
-      if (++hops > MAX_LINK_HOPS) {
-        throw invalid(path, "too many levels of symbolic links");
-      }
-      const target = Deno.readLinkSync(this.#absolute(candidate));
-      if (target.startsWith("/")) {
-        const root = this.root === "/" ? "" : this.root;
-        if (target !== root && !target.startsWith(`${root}/`)) {
-          throw outside(path);
-        }
-        done.length = 0;
-        queue.unshift(...target.slice(root.length).split("/"));
-      } else {
-        queue.unshift(...target.split("/"));
-      }
-    }
-    return done.join("/");
+  async open(target: string | WalkEntry): Promise<WorkspaceHandle> {
+    const fs = await this.#ready();
+    const found = typeof target === "string"
+      ? this.#find(fs, target, this.#segments(target))
+      : this.#findEntry(fs, target);
+    return new WorkspaceHandle(
+      fs,
+      found.fd,
+      found.relative,
+      fs.absolute(found.real),
+      found.info,
+    );
   }
 
   /**
-   * Whether a root-relative POSIX path is excluded: anything in `.git/`
-   * always, and `.gitignore` matches (root and nested files, with a parent
-   * directory's exclusion covering everything below it) unless the
-   * workspace includes ignored files. Synchronous once the relevant
-   * `.gitignore` files have been read.
+   * Read a regular file (a client path or a walk entry) up to
+   * `options.maxBytes`; refuses anything else with "not_a_file".
+   */
+  async readFile(
+    target: string | WalkEntry,
+    options: ReadOptions,
+  ): Promise<ReadResult & ResolvedPath> {
+    using handle = await this.open(target);
+    const result = await handle.read(options);
+    return {
+      relative: handle.relative,
+      absolute: handle.absolute,
+      info: handle.info,
+      ...result,
+    };
+  }
+
+  #findEntry(fs: RootFs, entry: WalkEntry): Found {
+    const origin = this.#origins.get(entry);
+    if (origin === undefined || !origin.frame.open || origin.link) {
+      return this.#find(fs, entry.relative, this.#segments(entry.relative));
+    }
+    // The walk still holds the entry's directory: one open, no lookup.
+    const opened = fs.openAt(origin.frame.dir, origin.name, true);
+    if (opened.kind === "open") {
+      const dir = origin.frame.dir;
+      return {
+        relative: entry.relative,
+        real: dir.real === "" ? origin.name : `${dir.real}/${origin.name}`,
+        fd: opened.fd,
+        info: opened.info,
+      };
+    }
+    if (opened.kind === "missing") throw notFound(entry.relative);
+    if (opened.kind === "denied") {
+      throw unreadable(entry.relative, opened.code);
+    }
+    // It became a link since it was listed: resolve it as a path.
+    return this.#find(fs, entry.relative, this.#segments(entry.relative));
+  }
+
+  /**
+   * Follow `segments` from the root, one name at a time, reading links
+   * ourselves and refusing any whose target leaves the root, checking
+   * ignore rules for the path as given and for the real path reached.
+   * Returns what the path names, opened when it could be.
+   */
+  #find(fs: RootFs, path: string, segments: string[]): Found {
+    const stack: DirHandle[] = [fs.rootDir];
+    // Pending names, last first: the requested ones, then link targets.
+    const pending = segments.toReversed();
+    let done = 0; // Requested segments fully resolved.
+    let hops = 0;
+    let final: { name: string; fd: number; info: Deno.FileInfo } | undefined;
+    const check = !this.includeIgnored;
+    // The path as given: its bytes and, per resolved directory, its rules.
+    const asked = encoder.encode(segments.join("/"));
+    const askedLevels: Level[] = check
+      ? [{ rules: this.#rulesOf(fs, fs.rootDir), offset: 0 }]
+      : [];
+    let askedEnd = 0; // Bytes of the requested prefix resolved so far.
+    const closeStack = () => {
+      for (const dir of stack) fs.close(dir.fd);
+      stack.length = 1;
+    };
+    try {
+      while (pending.length > 0) {
+        const name = pending.pop() as string;
+        if (final !== undefined) {
+          // A name after a file: the path cannot exist.
+          throw notFound(path);
+        }
+        if (name === "" || name === ".") {
+          // Only from link targets ("a//b", "./b").
+        } else if (name === "..") {
+          // Only from link targets: the real parent is the held one.
+          if (stack.length === 1) throw outside(path);
+          fs.close((stack.pop() as DirHandle).fd);
+        } else if (name === ".git") {
+          throw ignored(path);
+        } else {
+          const dir = stack[stack.length - 1];
+          // A name with more to follow must be a directory: a step will do.
+          const opened = pending.length > 0
+            ? fs.stepAt(dir, name)
+            : fs.openAt(dir, name);
+          if (opened.kind === "missing") throw notFound(path);
+          if (opened.kind === "link") {
+            if (++hops > MAX_LINK_HOPS) {
+              throw invalid(path, "too many levels of symbolic links");
+            }
+            let target: string;
+            try {
+              target = fs.readLinkAt(dir, name);
+            } catch {
+              throw notFound(path); // Gone, or no longer a link.
+            }
+            if (target === "") throw notFound(path);
+            if (target.startsWith("/")) {
+              const root = fs.root === "/" ? "" : fs.root;
+              if (target !== root && !target.startsWith(`${root}/`)) {
+                throw outside(path);
+              }
+              closeStack();
+              target = target.slice(root.length);
+            }
+            const parts = target.split("/");
+            if (pending.length + parts.length > MAX_PATH_BYTES) {
+              throw invalid(path, "its links expand to too long a path");
+            }
+            for (let i = parts.length - 1; i >= 0; i--) pending.push(parts[i]);
+          } else if (opened.kind === "denied") {
+            if (pending.length > 0 || opened.code === "ESTALE") {
+              throw unreadable(path, opened.code);
+            }
+            // The last name, unreadable: its metadata still answers.
+            let info: Deno.FileInfo;
+            try {
+              info = fs.lstatAt(dir, name);
+            } catch {
+              throw unreadable(path, opened.code);
+            }
+            if (info.isSymlink) throw unreadable(path, opened.code);
+            final = { name, fd: -1, info };
+          } else if (opened.info.isDirectory) {
+            const real = dir.real === "" ? name : `${dir.real}/${name}`;
+            stack.push(fs.dirHandle(opened.fd, real, opened.info));
+          } else {
+            final = { name, fd: opened.fd, info: opened.info };
+          }
+        }
+        // A requested segment is done once its link targets are consumed.
+        if (pending.length === segments.length - done - 1) {
+          const isDir = final === undefined;
+          askedEnd += (done === 0 ? 0 : 1) + utf8Length(segments[done]);
+          done++;
+          if (
+            check &&
+            isExcluded(
+              askedLevels,
+              askedLevels.length,
+              asked.subarray(0, askedEnd),
+              isDir,
+            )
+          ) throw ignored(path);
+          if (check && isDir && done < segments.length) {
+            askedLevels.push({
+              rules: this.#rulesOf(fs, stack[stack.length - 1]),
+              offset: askedEnd + 1,
+            });
+          }
+        }
+      }
+      if (final === undefined && stack[stack.length - 1].fd === -1) {
+        // Stepped into (a link's target ended in "/" or "/."): open it.
+        const stepped = stack.pop() as DirHandle;
+        const parent = stack[stack.length - 1];
+        const name = stepped.real.slice(stepped.real.lastIndexOf("/") + 1);
+        const opened = fs.openAt(parent, name);
+        if (opened.kind !== "open") throw notFound(path);
+        stack.push(fs.dirHandle(opened.fd, stepped.real, opened.info));
+        if (
+          !opened.info.isDirectory || opened.info.ino !== stepped.ino ||
+          opened.info.dev !== stepped.dev
+        ) throw unreadable(path, "it changed while being opened");
+      }
+      const top = stack[stack.length - 1];
+      const real = final === undefined
+        ? top.real
+        : top.real === ""
+        ? final.name
+        : `${top.real}/${final.name}`;
+      const relative = segments.join("/");
+      if (check && real !== relative) this.#checkReal(fs, path, stack, final);
+      if (final !== undefined) {
+        return { relative, real, fd: final.fd, info: final.info };
+      }
+      // The directory's descriptor goes to the caller.
+      stack.pop();
+      return { relative, real, fd: top.fd, info: fs.stat(top.fd), dir: top };
+    } catch (error) {
+      if (final !== undefined) fs.close(final.fd);
+      throw error;
+    } finally {
+      closeStack();
+    }
+  }
+
+  // Reached through links: the real path must not be excluded either.
+  #checkReal(
+    fs: RootFs,
+    path: string,
+    stack: DirHandle[],
+    final: { name: string } | undefined,
+  ): void {
+    const real = final === undefined
+      ? stack[stack.length - 1].real
+      : [stack[stack.length - 1].real, final.name].filter((s) => s).join("/");
+    if (real === "") return;
+    const bytes = encoder.encode(real);
+    const levels: Level[] = [];
+    for (let i = 0; i < stack.length; i++) {
+      const dir = stack[i];
+      if (i > 0) {
+        const end = utf8Length(dir.real);
+        if (isExcluded(levels, levels.length, bytes.subarray(0, end), true)) {
+          throw ignored(path);
+        }
+      }
+      levels.push({
+        rules: this.#rulesOf(fs, dir),
+        offset: dir.real === "" ? 0 : utf8Length(dir.real) + 1,
+      });
+    }
+    if (
+      final !== undefined && isExcluded(levels, levels.length, bytes, false)
+    ) throw ignored(path);
+  }
+
+  /**
+   * Whether a root-relative POSIX path (real, as a watcher reports it) is
+   * excluded: anything in `.git/` always, and `.gitignore` matches (root
+   * and nested files, with a parent directory's exclusion covering
+   * everything below it) unless the workspace includes ignored files.
+   * Synchronous once the workspace has been used.
    */
   isIgnored(
     relative: string,
@@ -345,181 +600,472 @@ export class Workspace {
     const parts = relative === "" ? [] : relative.split("/");
     if (parts.includes(".git")) return true;
     if (this.includeIgnored || parts.length === 0) return false;
-    // Every ancestor directory's rules, nearest last.
-    const dirs: string[] = [""];
-    for (let i = 1; i < parts.length; i++) {
-      dirs.push(parts.slice(0, i).join("/"));
+    if (this.#fs !== undefined && nodeFsLoaded()) {
+      return this.#ignoredNow(this.#fs, parts, isDirectory);
     }
-    const loaded: IgnoreRules[] = [];
-    let pending = false;
-    for (const dir of dirs) {
-      const rules = this.#rulesOf(dir);
-      if (rules instanceof Promise) pending = true;
-      loaded.push(rules as IgnoreRules);
-    }
-    if (!pending) return this.#matches(parts, isDirectory, loaded);
-    return Promise.all(dirs.map((dir) => this.#rulesOf(dir))).then((all) =>
-      this.#matches(parts, isDirectory, all)
-    );
+    return this.#ready().then((fs) => this.#ignoredNow(fs, parts, isDirectory));
   }
 
-  // Git semantics: a path is excluded when any ancestor directory is, or
-  // when the deepest rule that speaks about it (nested files win) ignores it.
-  #matches(
-    parts: string[],
-    isDirectory: boolean,
-    rules: IgnoreRules[],
-  ): boolean {
-    for (let end = 1; end <= parts.length; end++) {
-      const asDir = end < parts.length || isDirectory;
-      let excluded = false;
-      for (let level = 0; level < end && level < rules.length; level++) {
-        const ig = rules[level];
-        if (ig === null) continue;
-        const sub = parts.slice(level, end).join("/") + (asDir ? "/" : "");
-        const verdict = ig.test(sub);
-        if (verdict.ignored) excluded = true;
-        else if (verdict.unignored) excluded = false;
+  #ignoredNow(fs: RootFs, parts: string[], isDirectory: boolean): boolean {
+    const bytes = encoder.encode(parts.join("/"));
+    const levels: Level[] = [{
+      rules: this.#rulesOf(fs, fs.rootDir),
+      offset: 0,
+    }];
+    const opened: number[] = [];
+    let dir: DirHandle | undefined = fs.rootDir;
+    let end = 0;
+    try {
+      for (let i = 0; i < parts.length; i++) {
+        end += (i === 0 ? 0 : 1) + utf8Length(parts[i]);
+        const last = i === parts.length - 1;
+        if (
+          isExcluded(
+            levels,
+            levels.length,
+            bytes.subarray(0, end),
+            !last || isDirectory,
+          )
+        ) return true;
+        if (last) break;
+        // The next directory's rules, if it (still) exists as one.
+        let rules: IgnoreRules | null = null;
+        if (dir !== undefined) {
+          const parent: DirHandle = dir;
+          const result = fs.stepAt(parent, parts[i]);
+          dir = undefined;
+          if (result.kind === "open") {
+            opened.push(result.fd);
+            if (result.info.isDirectory) {
+              dir = fs.dirHandle(
+                result.fd,
+                parts.slice(0, i + 1).join("/"),
+                result.info,
+              );
+              rules = this.#rulesOf(fs, dir);
+            }
+          }
+        }
+        levels.push({ rules, offset: end + 1 });
       }
-      if (excluded) return true;
+      return false;
+    } finally {
+      for (const fd of opened) fs.close(fd);
     }
-    return false;
   }
 
   /**
    * Forget the cached `.gitignore` rules of the directory `dir` (root-relative,
-   * "" for the root), so the next check reads the file again: call it when
-   * that file changes.
+   * "" for the root), so the next check reads the file again. (Rules are
+   * also re-read whenever the file's size or times change.)
    */
   forgetRules(dir: string): void {
     this.#rules.delete(dir);
   }
 
-  #rulesOf(dir: string): IgnoreRules | Promise<IgnoreRules> {
-    const cached = this.#rules.get(dir);
-    if (cached !== undefined) return cached;
-    const loading = this.#loadRules(dir).then((rules) => {
-      // Unless forgotten meanwhile (the file changed while it was read).
-      if (this.#rules.get(dir) === loading) this.#rules.set(dir, rules);
-      return rules;
-    });
-    this.#rules.set(dir, loading);
-    return loading;
+  // The rules of the open directory `dir`, from the cache while its
+  // .gitignore is unchanged.
+  #rulesOf(fs: RootFs, dir: DirHandle): IgnoreRules | null {
+    if (this.includeIgnored) return null;
+    let stamp = "-";
+    try {
+      // A hint: the content is read through a checked open.
+      const info = fs.peekAt(dir, ".gitignore");
+      // A .gitignore that is a link is not followed (as git does).
+      if (info.isFile) {
+        stamp =
+          `${dir.dev}:${dir.ino}:${info.ino}:${info.size}:${info.mtime?.getTime()}:${info.ctime?.getTime()}`;
+      }
+    } catch {
+      // None (or unreadable): no rules.
+    }
+    const key = dir.real;
+    const cached = this.#rules.get(key);
+    if (cached !== undefined && cached.stamp === stamp) return cached.rules;
+    let rules: IgnoreRules | null = null;
+    let weight = 1;
+    if (stamp !== "-") {
+      const opened = fs.openAt(dir, ".gitignore");
+      if (opened.kind === "open") {
+        const handle = new WorkspaceHandle(fs, opened.fd, "", "", opened.info);
+        try {
+          if (opened.info.isFile) {
+            const bytes = handle.head(MAX_RULES_BYTES);
+            rules = IgnoreRules.parse(bytes);
+            weight += bytes.length;
+          }
+        } catch {
+          rules = null;
+        } finally {
+          handle.close();
+        }
+      }
+    }
+    this.#rules.set(key, { stamp, rules }, weight);
+    return rules;
   }
 
-  async #loadRules(dir: string): Promise<IgnoreRules> {
-    let text: string;
-    try {
-      // lstat first: a .gitignore that is a link is not followed out.
-      const file = `${this.#absolute(dir)}/.gitignore`;
-      const info = await Deno.lstat(file);
-      if (!info.isFile) return null;
-      text = await Deno.readTextFile(file);
-    } catch {
-      return null;
+  /** The sorted listing of the open directory `dir`, cached when large. */
+  #listingOf(fs: RootFs, dir: DirHandle): Listing {
+    const info = fs.stat(dir.fd);
+    const mtime = info.mtime?.getTime() ?? 0;
+    const stamp =
+      `${mtime}:${info.ctime?.getTime()}:${info.size}:${info.nlink}`;
+    const key = `${dir.dev}:${dir.ino}`;
+    const cached = this.#listings.get(key);
+    if (cached !== undefined && cached.stamp === stamp) return cached;
+    const entries = fs.list(dir);
+    entries.sort((a, b) => byName(a.name, b.name));
+    const names: string[] = [];
+    const kinds: Kind[] = [];
+    let badNames = 0;
+    for (const entry of entries) {
+      if (entry.name === ".git") continue;
+      if (entry.name.includes("\uFFFD")) {
+        // Either a real U+FFFD, or a name that is not UTF-8 and was
+        // decoded lossily: only the first can be opened by its text.
+        try {
+          fs.lstatAt(dir, entry.name);
+        } catch {
+          badNames++;
+          continue;
+        }
+      }
+      names.push(entry.name);
+      kinds.push(
+        entry.isSymlink
+          ? LINK
+          : entry.isDirectory
+          ? DIR
+          : entry.isFile
+          ? FILE
+          : 3,
+      );
     }
-    const create = await loadIgnore();
-    return create().add(text);
+    const listing = { names, kinds: Uint8Array.from(kinds), stamp, badNames };
+    if (names.length >= CACHE_LISTING_ENTRIES && Date.now() - mtime > RACY_MS) {
+      this.#listings.set(key, listing, names.length);
+    }
+    return listing;
   }
 
   /**
    * Walk a directory depth-first in a deterministic order: entries sorted
    * by name (code-unit order) at each level, a directory's contents right
    * after it. Skips `.git`, ignored entries, and links that leave the root
-   * or are broken; links inside the root are reported as what they point
-   * to, and a link back to a directory being walked is not descended
-   * (no loops). Lazy: reads a directory only when the consumer gets there.
+   * or are broken. Links inside the root are reported as what they point
+   * to, but a linked directory is not descended: its contents are listed
+   * under its real path. Each real directory is read at most once. One
+   * bad entry (no permission, vanished, a name that is not UTF-8, too
+   * deep) is skipped and counted in `options.skips`, never fatal.
+   *
+   * Lazy: reads a directory only when the consumer gets there. Gives the
+   * event loop a turn every few milliseconds, and stops (throwing the
+   * reason) soon after `options.signal` aborts.
    */
   async *walk(options: WalkOptions = {}): AsyncIterableIterator<WalkEntry> {
-    const start = await this.resolve(options.path ?? "");
+    const fs = await this.#ready();
+    const path = options.path ?? "";
+    const start = this.#find(fs, path, this.#segments(path));
     if (!start.info.isDirectory) {
+      fs.close(start.fd);
       throw new WorkspaceError(
         "not_a_directory",
-        options.path ?? "",
-        `"${options.path}" is a file, not a directory; use read_file or file_info for files.`,
+        path,
+        `"${path}" is a file, not a directory; use read_file or file_info for files.`,
       );
     }
-    const maxDepth = options.maxDepth ?? Infinity;
-    yield* this.#walkDir(
-      start.relative,
-      this.#relativeOf(start.absolute),
-      1,
-      maxDepth,
-      [start.absolute],
-      options.signal,
-      options.after,
-    );
-  }
+    const skips = options.skips ?? walkSkips();
+    const maxDepth = Math.min(options.maxDepth ?? Infinity, MAX_PATH_SEGMENTS);
+    const signal = options.signal;
+    const check = !this.includeIgnored;
+    const startDir = start.dir as DirHandle;
+    // Ignore levels for the path as reached and, when the start was
+    // reached through a link, for the real path too.
+    const asReached = check ? this.#levelsOf(fs, start.relative) : [];
+    const viaLink = start.relative !== start.real;
+    const real = check && viaLink ? this.#levelsOf(fs, start.real) : [];
+    const visited = new Set<string>([`${startDir.dev}:${startDir.ino}`]);
 
-  async *#walkDir(
-    relative: string,
-    realRelative: string,
-    depth: number,
-    maxDepth: number,
-    ancestors: string[],
-    signal: AbortSignal | undefined,
-    after?: string,
-  ): AsyncGenerator<WalkEntry> {
-    signal?.throwIfAborted();
-    const entries: Deno.DirEntry[] = [];
-    for (const entry of Deno.readDirSync(this.#absolute(realRelative))) {
-      if (entry.name !== ".git") entries.push(entry);
+    interface Frame {
+      ref: FrameRef;
+      relative: string;
+      relBytes: number;
+      segments: number;
+      realBytes: number;
+      depth: number;
+      listing: Listing;
+      index: number;
+      levels: number; // asReached levels in force
+      realLevels: number;
     }
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const dirEntry of entries) {
-      signal?.throwIfAborted();
-      const name = dirEntry.name;
-      if (after !== undefined && name <= after) continue;
-      const childRelative = relative === "" ? name : `${relative}/${name}`;
-      const childReal = realRelative === "" ? name : `${realRelative}/${name}`;
-      let entry: WalkEntry;
-      if (dirEntry.isSymlink) {
-        let target: ResolvedPath;
-        try {
-          // resolve() applies every rule: links out, ignores, broken links.
-          target = await this.resolve(childRelative);
-        } catch (error) {
-          if (error instanceof WorkspaceError) continue;
-          throw error;
+    const frames: Frame[] = [];
+    try {
+      let rootListing: Listing;
+      try {
+        rootListing = this.#listingOf(fs, startDir);
+      } catch (error) {
+        throw unreadable(path, errnoOf(error) || "it changed while read");
+      }
+      skips.badNames += rootListing.badNames;
+      let index = 0;
+      if (options.after !== undefined) {
+        // First name after `after`: binary search in the sorted names.
+        let low = 0;
+        let high = rootListing.names.length;
+        while (low < high) {
+          const mid = (low + high) >>> 1;
+          if (rootListing.names[mid] <= options.after) low = mid + 1;
+          else high = mid;
         }
-        entry = {
-          relative: childRelative,
-          absolute: target.absolute,
-          isFile: target.info.isFile,
-          isDirectory: target.info.isDirectory,
-          depth,
-        };
-      } else {
-        // The parent is real and inside the root, so a plain entry needs
-        // only the ignore rules, for the path as reached and as it really is.
-        const isDir = dirEntry.isDirectory;
+        index = low;
+      }
+      if (check) {
+        asReached.push({
+          rules: this.#rulesOf(fs, startDir),
+          offset: start.relative === "" ? 0 : utf8Length(start.relative) + 1,
+        });
+        if (viaLink) {
+          real.push({
+            rules: asReached[asReached.length - 1].rules,
+            offset: start.real === "" ? 0 : utf8Length(start.real) + 1,
+          });
+        }
+      }
+      frames.push({
+        ref: { dir: startDir, open: true },
+        relative: start.relative,
+        relBytes: utf8Length(start.relative),
+        segments: start.relative === "" ? 0 : start.relative.split("/").length,
+        realBytes: utf8Length(start.real),
+        depth: 0,
+        listing: rootListing,
+        index,
+        levels: asReached.length,
+        realLevels: real.length,
+      });
+      let lastTurn = performance.now();
+      while (frames.length > 0) {
+        signal?.throwIfAborted();
+        if (performance.now() - lastTurn > YIELD_EVERY_MS) {
+          await yieldToEventLoop();
+          signal?.throwIfAborted();
+          lastTurn = performance.now();
+        }
+        const frame = frames[frames.length - 1];
+        if (frame.index >= frame.listing.names.length) {
+          frames.pop();
+          frame.ref.open = false;
+          fs.close(frame.ref.dir.fd);
+          continue;
+        }
+        const name = frame.listing.names[frame.index];
+        const kind = frame.listing.kinds[frame.index];
+        frame.index++;
+        const depth = frame.depth + 1;
+        const nameBytes = utf8Length(name);
+        const relBytes = frame.relative === ""
+          ? nameBytes
+          : frame.relBytes + 1 + nameBytes;
+        const relative = frame.relative === ""
+          ? name
+          : `${frame.relative}/${name}`;
         if (
-          await this.isIgnored(childRelative, isDir) ||
-          (childReal !== childRelative &&
-            await this.isIgnored(childReal, isDir))
+          relBytes > MAX_PATH_BYTES || frame.segments + 1 > MAX_PATH_SEGMENTS
+        ) {
+          skips.tooDeep++;
+          continue;
+        }
+        const dir = frame.ref.dir;
+        const realName = dir.real === "" ? name : `${dir.real}/${name}`;
+        let entry: WalkEntry;
+        if (kind === LINK) {
+          // git sees a link as a file: a rule for directories misses it.
+          if (
+            check &&
+            this.#excludedEntry(
+              asReached,
+              frame.levels,
+              relative,
+              false,
+              real,
+              frame.realLevels,
+              realName,
+            )
+          ) continue;
+          let found: Found;
+          try {
+            // A full lookup applies every rule: links out, ignores, broken.
+            found = this.#find(fs, realName, realName.split("/"));
+          } catch (error) {
+            if (error instanceof WorkspaceError) {
+              if (error.code === "unreadable") skips.unreadable++;
+              continue;
+            }
+            throw error;
+          }
+          fs.close(found.fd);
+          entry = {
+            relative,
+            absolute: fs.absolute(found.real),
+            isFile: found.info.isFile,
+            isDirectory: found.info.isDirectory,
+            depth,
+          };
+          if (options.sizes && found.info.isFile) entry.size = found.info.size;
+          this.#origins.set(entry, { frame: frame.ref, name, link: true });
+          yield entry;
+          continue;
+        }
+        const isDir = kind === DIR;
+        if (
+          check &&
+          this.#excludedEntry(
+            asReached,
+            frame.levels,
+            relative,
+            isDir,
+            real,
+            frame.realLevels,
+            realName,
+          )
         ) continue;
         entry = {
-          relative: childRelative,
-          absolute: this.#absolute(childReal),
-          isFile: dirEntry.isFile,
+          relative,
+          absolute: fs.absolute(realName),
+          isFile: kind === FILE,
           isDirectory: isDir,
           depth,
         };
+        if (options.sizes && kind === FILE) {
+          let info: Deno.FileInfo;
+          try {
+            info = fs.lstatAt(dir, name);
+          } catch (error) {
+            if (error instanceof Deno.errors.PermissionDenied) {
+              skips.unreadable++;
+            } else skips.vanished++;
+            continue;
+          }
+          if (!info.isFile) {
+            skips.vanished++;
+            continue;
+          }
+          entry.size = info.size;
+        }
+        this.#origins.set(entry, { frame: frame.ref, name, link: false });
+        yield entry;
+        if (!isDir || depth >= maxDepth) continue;
+        // Descend: open the directory itself, then list what was opened.
+        const opened = fs.openAt(dir, name);
+        if (opened.kind !== "open") {
+          if (opened.kind === "denied" && opened.code !== "ESTALE") {
+            skips.unreadable++;
+          } else skips.vanished++;
+          continue;
+        }
+        if (!opened.info.isDirectory) {
+          fs.close(opened.fd);
+          skips.vanished++;
+          continue;
+        }
+        const child = fs.dirHandle(opened.fd, realName, opened.info);
+        const childRealBytes = dir.real === ""
+          ? nameBytes
+          : frame.realBytes + 1 + nameBytes;
+        const id = `${child.dev}:${child.ino}`;
+        if (visited.has(id)) {
+          fs.close(child.fd);
+          continue;
+        }
+        visited.add(id);
+        let listing: Listing;
+        try {
+          listing = this.#listingOf(fs, child);
+        } catch {
+          fs.close(child.fd);
+          skips.unreadable++;
+          continue;
+        }
+        skips.badNames += listing.badNames;
+        let levels = frame.levels;
+        let realLevels = frame.realLevels;
+        if (check) {
+          const rules = this.#rulesOf(fs, child);
+          asReached.length = levels;
+          asReached.push({ rules, offset: relBytes + 1 });
+          levels++;
+          if (viaLink) {
+            real.length = realLevels;
+            real.push({ rules, offset: childRealBytes + 1 });
+            realLevels++;
+          }
+        }
+        frames.push({
+          ref: { dir: child, open: true },
+          relative,
+          relBytes,
+          segments: frame.segments + 1,
+          realBytes: childRealBytes,
+          depth,
+          listing,
+          index: 0,
+          levels,
+          realLevels,
+        });
       }
-      yield entry;
-      if (
-        entry.isDirectory && depth < maxDepth &&
-        !ancestors.includes(entry.absolute)
-      ) {
-        yield* this.#walkDir(
-          childRelative,
-          this.#relativeOf(entry.absolute),
-          depth + 1,
-          maxDepth,
-          [...ancestors, entry.absolute],
-          signal,
-        );
+    } finally {
+      for (const frame of frames) {
+        frame.ref.open = false;
+        fs.close(frame.ref.dir.fd);
       }
+      if (frames.length === 0) fs.close(startDir.fd);
     }
+  }
+
+  #excludedEntry(
+    asReached: Level[],
+    levels: number,
+    relative: string,
+    isDir: boolean,
+    real: Level[],
+    realLevels: number,
+    realName: string,
+  ): boolean {
+    if (isExcluded(asReached, levels, encoder.encode(relative), isDir)) {
+      return true;
+    }
+    return realLevels > 0 &&
+      isExcluded(real, realLevels, encoder.encode(realName), isDir);
+  }
+
+  // Ignore levels of the directories above `relative` (a real directory
+  // path whose own level the caller adds), read through fresh lookups.
+  #levelsOf(fs: RootFs, relative: string): Level[] {
+    const levels: Level[] = [{
+      rules: this.#rulesOf(fs, fs.rootDir),
+      offset: 0,
+    }];
+    if (relative === "") return [];
+    const parts = relative.split("/");
+    let offset = 0;
+    for (let i = 0; i < parts.length - 1; i++) {
+      offset += (i === 0 ? 0 : 1) + utf8Length(parts[i]);
+      let rules: IgnoreRules | null = null;
+      try {
+        const found = this.#find(fs, relative, parts.slice(0, i + 1));
+        try {
+          if (found.info.isDirectory) {
+            rules = this.#rulesOf(fs, found.dir as DirHandle);
+          }
+        } finally {
+          fs.close(found.fd);
+        }
+      } catch {
+        rules = null;
+      }
+      levels.push({ rules, offset: offset + 1 });
+    }
+    return levels;
   }
 }

@@ -1,0 +1,109 @@
+/**
+ * Reads are bounded by what is read, not by the size seen at open, and
+ * big files neither stall the event loop nor ignore an abort.
+ */
+
+import { strict as assert } from "node:assert";
+import { Workspace } from "./workspace.ts";
+
+async function tempBase(): Promise<string> {
+  return await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "shipcode-file-" }),
+  );
+}
+
+/** A child that appends 64 KiB blocks to `path` for `seconds`. */
+function startGrower(path: string, seconds: number): Deno.ChildProcess {
+  const script = `
+    const [path, seconds] = Deno.args;
+    const end = Date.now() + Number(seconds) * 1000;
+    const block = new TextEncoder().encode("grow line\\n".repeat(6553));
+    const file = Deno.openSync(path, { append: true });
+    let written = 0;
+    while (Date.now() < end && written < 64 * 1024 * 1024) {
+      written += file.writeSync(block);
+    }
+    file.close();
+  `;
+  return new Deno.Command(Deno.execPath(), {
+    args: ["eval", script, path, String(seconds)],
+  }).spawn();
+}
+
+Deno.test("a file that grows while read: the cap holds against what is read", async () => {
+  const base = await tempBase();
+  const grower = startGrower(`${base}/grow.log`, 2);
+  try {
+    await Deno.writeTextFile(`${base}/grow.log`, "start\n", { append: true });
+    const ws = await Workspace.open(base);
+    const end = Date.now() + 1500;
+    let over = 0;
+    while (Date.now() < end) {
+      // Opened while small, read after it grew: never past the cap.
+      using handle = await ws.open("grow.log");
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const read = await handle.read({ maxBytes: 65536 });
+      assert.ok(read.bytes.length <= 65536, `${read.bytes.length} bytes`);
+      if (read.truncated) over++;
+    }
+    assert.ok(over > 0, "the file never outgrew the cap");
+  } finally {
+    await grower.status;
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("a 2 GiB sparse file: small reads return at once, long ones yield and stop on abort", async () => {
+  const base = await tempBase();
+  try {
+    const path = `${base}/sparse.bin`;
+    const file = await Deno.open(path, { write: true, create: true });
+    await file.write(new TextEncoder().encode("text head\n".repeat(820)));
+    await file.truncate(2 * 1024 * 1024 * 1024);
+    file.close();
+    const ws = await Workspace.open(base);
+    let started = performance.now();
+    const read = await ws.readFile("sparse.bin", { maxBytes: 65536 });
+    assert.equal(read.bytes.length, 65536);
+    assert.equal(read.truncated, true);
+    assert.ok(performance.now() - started < 2000, "small read too slow");
+
+    // Streaming it: timers keep running, and an abort ends it soon.
+    using handle = await ws.open("sparse.bin");
+    const controller = new AbortController();
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    setTimeout(() => controller.abort(new Error("cancelled")), 300);
+    started = performance.now();
+    let streamed = 0;
+    try {
+      await assert.rejects(
+        (async () => {
+          for await (
+            const chunk of handle.chunks({ signal: controller.signal })
+          ) streamed += chunk.length;
+        })(),
+        /cancelled/,
+      );
+    } finally {
+      clearInterval(timer);
+    }
+    const elapsed = performance.now() - started;
+    assert.ok(elapsed < 3000, `abort took ${elapsed.toFixed(0)} ms`);
+    assert.ok(streamed < 2 * 1024 * 1024 * 1024, "read it all anyway");
+    assert.ok(ticks >= 10, `only ${ticks} timer turns while streaming`);
+
+    // A big bounded read is asynchronous too: timers run during it.
+    ticks = 0;
+    const again = setInterval(() => ticks++, 1);
+    try {
+      const big = await ws.readFile("sparse.bin", { maxBytes: 64 << 20 });
+      assert.equal(big.bytes.length, 64 << 20);
+    } finally {
+      clearInterval(again);
+    }
+    assert.ok(ticks >= 2, `only ${ticks} timer turns during a 64 MiB read`);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});

@@ -1,0 +1,399 @@
+/**
+ * File system primitives under one root directory that a swap of names
+ * cannot lead outside.
+ *
+ * Every lookup goes one name at a time from an open directory, opening each
+ * name with `O_NOFOLLOW` (a link is never followed: the caller reads it and
+ * decides) and `O_NONBLOCK` (opening a FIFO returns at once instead of
+ * waiting for a writer). Two modes:
+ *
+ * - Descriptor paths (Linux, when Deno lets us use `/proc/self/fd`, which it
+ *   does only under `--allow-all`): a name is reached through
+ *   `/proc/self/fd/<dir>/<name>`, so it is looked up in the very directory
+ *   that was opened and checked. No window at all.
+ * - Re-checked opens (everywhere else, including the server's usual
+ *   `--allow-read`, where Deno also opens a path's real path, following a
+ *   final link): a name is reached by its path from the root; links are told
+ *   apart with lstat first, and what was opened is checked afterwards: the
+ *   path must name the opened file (same device and inode) and the
+ *   directory's path must still lead to the directory held open, each twice
+ *   in turn. A listing is read twice around such checks and only entries
+ *   both readings saw are kept. A swap out and back would have to fall
+ *   between every pair of checks, microseconds apart.
+ *
+ * Deno's own `open` can neither refuse links nor avoid blocking on a FIFO,
+ * so files are opened with `node:fs`; it is loaded on first use, keeping
+ * Node compatibility off the server's start-up path.
+ *
+ * @module
+ */
+
+type NodeFs = typeof import("node:fs");
+type Stats = import("node:fs").Stats;
+
+let fs: NodeFs | undefined;
+let loading: Promise<NodeFs> | undefined;
+let immediate: ((callback: () => void) => unknown) | undefined;
+
+/** Load `node:fs` (once); the synchronous primitives need it loaded. */
+export function loadNodeFs(): Promise<NodeFs> {
+  return loading ??= Promise.all([import("node:fs"), import("node:timers")])
+    .then(([module, timers]) => {
+      immediate = timers.setImmediate;
+      return fs = module;
+    });
+}
+
+/**
+ * Give the event loop a turn (a macrotask: timers, I/O and other requests
+ * run first). `setImmediate` costs microseconds where a zero-delay
+ * `setTimeout` is clamped to milliseconds.
+ */
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => {
+    if (immediate !== undefined) immediate(resolve);
+    else setTimeout(resolve, 0);
+  });
+}
+
+/** Whether {@linkcode loadNodeFs} has finished. */
+export function nodeFsLoaded(): boolean {
+  return fs !== undefined;
+}
+
+function nodeFs(): NodeFs {
+  if (fs === undefined) throw new Error("node:fs is not loaded yet");
+  return fs;
+}
+
+/** The errno code of a failed call ("ENOENT", "ELOOP", …) or "". */
+export function errnoOf(error: unknown): string {
+  if (typeof error !== "object" || error === null) return "";
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") return code;
+  switch ((error as { name?: unknown }).name) {
+    case "NotFound":
+      return "ENOENT";
+    case "NotADirectory":
+      return "ENOTDIR";
+    case "PermissionDenied":
+      return "EACCES";
+    case "FilesystemLoop":
+      return "ELOOP";
+    case "InvalidData":
+      return "EINVAL";
+    default:
+      return "";
+  }
+}
+
+/** The same information as `Deno.FileInfo`, from a Node stat. */
+export function fileInfoOf(stats: Stats): Deno.FileInfo {
+  return {
+    isFile: stats.isFile(),
+    isDirectory: stats.isDirectory(),
+    isSymlink: stats.isSymbolicLink(),
+    size: stats.size,
+    mtime: stats.mtime,
+    atime: stats.atime,
+    birthtime: stats.birthtime ?? null,
+    ctime: stats.ctime,
+    dev: stats.dev,
+    ino: stats.ino,
+    mode: stats.mode,
+    nlink: stats.nlink,
+    uid: stats.uid,
+    gid: stats.gid,
+    rdev: stats.rdev,
+    blksize: stats.blksize,
+    blocks: stats.blocks,
+    isBlockDevice: stats.isBlockDevice(),
+    isCharDevice: stats.isCharacterDevice(),
+    isFifo: stats.isFIFO(),
+    isSocket: stats.isSocket(),
+  };
+}
+
+/** An open directory inside the root. */
+export interface DirHandle {
+  /** Its descriptor (owned by whoever opened it). */
+  readonly fd: number;
+  /** Its real path relative to the root, "" for the root. */
+  readonly real: string;
+  /** Device and inode, as opened. */
+  readonly dev: number;
+  /** See `dev`. */
+  readonly ino: number;
+}
+
+/** What opening a name gave. */
+export type OpenResult =
+  | { kind: "open"; fd: number; info: Deno.FileInfo }
+  | { kind: "link" }
+  | { kind: "missing" }
+  | { kind: "denied"; code: string };
+
+/**
+ * The primitives, bound to one root. Opens report what they found rather
+ * than throwing for the expected outcomes (missing, a link, no permission).
+ */
+export class RootFs {
+  /** Real absolute path of the root. */
+  readonly root: string;
+  /** Whether names are reached through `/proc/self/fd`. */
+  readonly descriptorPaths: boolean;
+  /** The root, held open for the life of the process. */
+  readonly rootDir: DirHandle;
+
+  private constructor(root: string, rootDir: DirHandle, proc: boolean) {
+    this.root = root;
+    this.rootDir = rootDir;
+    this.descriptorPaths = proc;
+  }
+
+  /**
+   * Open the real absolute directory `root`. `descriptorPaths: false`
+   * forces the portable re-checking mode (tests exercise both).
+   */
+  static async open(root: string, descriptorPaths = true): Promise<RootFs> {
+    const node = await loadNodeFs();
+    const c = node.constants;
+    const fd = node.openSync(root, c.O_RDONLY | c.O_DIRECTORY);
+    const stats = node.fstatSync(fd);
+    const rootDir = { fd, real: "", dev: stats.dev, ino: stats.ino };
+    let proc = false;
+    if (descriptorPaths && Deno.build.os === "linux") {
+      try {
+        const seen = Deno.statSync(`/proc/self/fd/${fd}`);
+        proc = seen.dev === stats.dev && seen.ino === stats.ino;
+      } catch {
+        proc = false;
+      }
+    }
+    return new RootFs(root, rootDir, proc);
+  }
+
+  /** Absolute path of a root-relative real path (for messages, fallback). */
+  absolute(real: string): string {
+    if (real === "") return this.root;
+    return this.root === "/" ? `/${real}` : `${this.root}/${real}`;
+  }
+
+  /** A path that names `name` inside the open directory `dir`. */
+  pathAt(dir: DirHandle, name: string): string {
+    if (this.descriptorPaths) return `/proc/self/fd/${dir.fd}/${name}`;
+    return this.absolute(dir.real === "" ? name : `${dir.real}/${name}`);
+  }
+
+  /** A path that names the open directory `dir` itself. */
+  pathOf(dir: DirHandle): string {
+    return this.descriptorPaths
+      ? `/proc/self/fd/${dir.fd}`
+      : this.absolute(dir.real);
+  }
+
+  /**
+   * Open `name` in `dir` for reading, never following a final link and
+   * never blocking. Device and inode are checked in the fallback mode,
+   * where `listedPlain` (the name was listed as no link) saves the lstat
+   * that tells a link apart: a link there is refused as changed.
+   */
+  openAt(dir: DirHandle, name: string, listedPlain = false): OpenResult {
+    const node = nodeFs();
+    const c = node.constants;
+    if (!this.descriptorPaths && !listedPlain) {
+      // Deno's permission layer opens the path's real path, following a
+      // final link despite O_NOFOLLOW: tell links apart before opening.
+      let seen: Deno.FileInfo;
+      try {
+        // A hint only: what is opened is checked afterwards.
+        seen = this.peekAt(dir, name);
+      } catch (error) {
+        const code = errnoOf(error);
+        if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
+        return { kind: "denied", code: code || String(error) };
+      }
+      if (seen.isSymlink) return { kind: "link" };
+    }
+    let fd: number;
+    try {
+      fd = node.openSync(
+        this.pathAt(dir, name),
+        c.O_RDONLY | c.O_NOFOLLOW | c.O_NONBLOCK,
+      );
+    } catch (error) {
+      const code = errnoOf(error);
+      if (code === "ELOOP" || code === "EMLINK") return { kind: "link" };
+      if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
+      return { kind: "denied", code: code || String(error) };
+    }
+    let stats: Stats;
+    try {
+      stats = node.fstatSync(fd);
+    } catch (error) {
+      node.closeSync(fd);
+      return { kind: "denied", code: errnoOf(error) || String(error) };
+    }
+    if (!this.descriptorPaths && !this.#stillAt(dir, name, stats)) {
+      node.closeSync(fd);
+      return { kind: "denied", code: "ESTALE" };
+    }
+    return { kind: "open", fd, info: fileInfoOf(stats) };
+  }
+
+  /**
+   * Step through `name` in `dir` on the way to something below it. In the
+   * re-checked mode no descriptor is needed (every use is by path, checked
+   * by identity), so a directory is identified by lstat, read twice around
+   * checks of `dir`: its handle then has no descriptor (`fd` -1). With
+   * descriptor paths it is opened like any name.
+   */
+  stepAt(dir: DirHandle, name: string): OpenResult {
+    if (this.descriptorPaths) return this.openAt(dir, name);
+    let info: Deno.FileInfo;
+    try {
+      info = this.lstatAt(dir, name);
+    } catch (error) {
+      const code = errnoOf(error);
+      if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
+      return { kind: "denied", code: code || String(error) };
+    }
+    if (info.isSymlink) return { kind: "link" };
+    if (!info.isDirectory) return { kind: "missing" };
+    return { kind: "open", fd: -1, info };
+  }
+
+  /** The directory just opened as `fd`, as a handle (it owns `fd`). */
+  dirHandle(fd: number, real: string, info: Deno.FileInfo): DirHandle {
+    return { fd, real, dev: info.dev ?? 0, ino: info.ino ?? 0 };
+  }
+
+  /**
+   * lstat of `name` in `dir` without the re-checks: a hint (is it a link?
+   * has it changed?) for callers that check what they then open.
+   */
+  peekAt(dir: DirHandle, name: string): Deno.FileInfo {
+    return Deno.lstatSync(this.pathAt(dir, name));
+  }
+
+  /** lstat of `name` in `dir` (metadata only; a link is not followed). */
+  lstatAt(dir: DirHandle, name: string): Deno.FileInfo {
+    const path = this.pathAt(dir, name);
+    if (this.descriptorPaths) return Deno.lstatSync(path);
+    // Twice, with the directory checked after each: both must agree.
+    const first = Deno.lstatSync(path);
+    this.#checkDir(dir);
+    const second = Deno.lstatSync(path);
+    this.#checkDir(dir);
+    if (first.dev !== second.dev || first.ino !== second.ino) {
+      throw Object.assign(new Error("entry changed while read"), {
+        code: "ESTALE",
+      });
+    }
+    return second;
+  }
+
+  /** The target text of the link `name` in `dir`. */
+  readLinkAt(dir: DirHandle, name: string): string {
+    if (this.descriptorPaths) return Deno.readLinkSync(this.pathAt(dir, name));
+    this.#checkDir(dir);
+    const target = Deno.readLinkSync(this.pathAt(dir, name));
+    this.#checkDir(dir);
+    return target;
+  }
+
+  /** The entries of the open directory `dir`. */
+  list(dir: DirHandle): Deno.DirEntry[] {
+    if (this.descriptorPaths) return [...Deno.readDirSync(this.pathOf(dir))];
+    // Listed by path: read it twice between checks of the directories
+    // held open, and keep only entries both readings saw, so a directory
+    // swapped out and back would have to be swapped at each step (an
+    // entry created or deleted meanwhile is simply left for next time).
+    this.#checkDir(dir);
+    const first = [...Deno.readDirSync(this.pathOf(dir))];
+    this.#checkDir(dir);
+    const second = [...Deno.readDirSync(this.pathOf(dir))];
+    this.#checkDir(dir);
+    return bothSaw(first, second);
+  }
+
+  /** Close a descriptor (never the root's; -1 is none). */
+  close(fd: number): void {
+    if (fd === this.rootDir.fd || fd === -1) return;
+    try {
+      nodeFs().closeSync(fd);
+    } catch {
+      // Already closed.
+    }
+  }
+
+  /** fstat of an open descriptor. */
+  stat(fd: number): Deno.FileInfo {
+    return fileInfoOf(nodeFs().fstatSync(fd));
+  }
+
+  /** Read synchronously into `buffer` from `position`; bytes read. */
+  readSync(fd: number, buffer: Uint8Array, position: number): number {
+    return nodeFs().readSync(fd, buffer, 0, buffer.length, position);
+  }
+
+  /** Read asynchronously (off the main thread) into `buffer`. */
+  read(fd: number, buffer: Uint8Array, position: number): Promise<number> {
+    return new Promise((resolve, reject) =>
+      nodeFs().read(
+        fd,
+        buffer,
+        0,
+        buffer.length,
+        position,
+        (error, read) => error ? reject(error) : resolve(read),
+      )
+    );
+  }
+
+  // Fallback mode: does `dir`'s path still lead to the directory held
+  // open? (One lstat: if it names that inode, the path leads there now.)
+  #checkDir(dir: DirHandle): void {
+    if (!this.#dirStill(dir)) {
+      throw Object.assign(new Error("directory changed while in use"), {
+        code: "ESTALE",
+      });
+    }
+  }
+
+  #dirStill(dir: DirHandle): boolean {
+    if (dir.real === "") return true;
+    try {
+      const info = Deno.lstatSync(this.absolute(dir.real));
+      return info.isDirectory && info.dev === dir.dev && info.ino === dir.ino;
+    } catch {
+      return false;
+    }
+  }
+
+  // Fallback mode: the opened file must be what `dir`/`name` names, and
+  // the directory's path must still lead to `dir`, each checked twice in
+  // turn: a swap out and back would have to fall between every check.
+  #stillAt(dir: DirHandle, name: string, stats: Stats): boolean {
+    const path = this.pathAt(dir, name);
+    const named = () => {
+      try {
+        const info = Deno.lstatSync(path);
+        return !info.isSymlink && info.dev === stats.dev &&
+          info.ino === stats.ino;
+      } catch {
+        return false;
+      }
+    };
+    return named() && this.#dirStill(dir) && named() && this.#dirStill(dir);
+  }
+}
+
+function bothSaw(a: Deno.DirEntry[], b: Deno.DirEntry[]): Deno.DirEntry[] {
+  const key = (e: Deno.DirEntry) =>
+    `${
+      e.isFile ? "f" : e.isDirectory ? "d" : e.isSymlink ? "l" : "o"
+    }${e.name}`;
+  const seen = new Set(a.map(key));
+  return b.filter((e) => seen.has(key(e)));
+}

@@ -1,0 +1,611 @@
+/**
+ * The workspace against a hostile tree: swap races, FIFOs, absurd paths,
+ * link fan-out, unreadable, vanishing and oddly named entries, and the
+ * walk's fairness to the event loop and cost per page.
+ */
+
+import { strict as assert } from "node:assert";
+import {
+  MAX_PATH_BYTES,
+  type WalkEntry,
+  walkSkips,
+  Workspace,
+  WorkspaceError,
+} from "./workspace.ts";
+
+const SECRET = "SECRET-OUTSIDE-THE-ROOT-4c1d";
+const INSIDE = "inside the root\n";
+
+async function tempBase(): Promise<string> {
+  return await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "shipcode-ws-sec-" }),
+  );
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof WorkspaceError) return error.code;
+    throw error;
+  }
+  return "resolved";
+}
+
+async function walkAll(
+  ws: Workspace,
+  options: Parameters<Workspace["walk"]>[0] = {},
+): Promise<WalkEntry[]> {
+  const out: WalkEntry[] = [];
+  for await (const entry of ws.walk(options)) out.push(entry);
+  return out;
+}
+
+/**
+ * A child process that, for `seconds`, swaps `root/dir` between a real
+ * directory and a link to a directory outside, and `root/f.txt` between a
+ * real file and a link to a file outside, as fast as it can: by three
+ * renames, or (`exchange`) atomically with renameat2(RENAME_EXCHANGE).
+ */
+function startSwapper(
+  root: string,
+  seconds: number,
+  exchange: boolean,
+): Deno.ChildProcess {
+  if (exchange) {
+    return new Deno.Command("python3", {
+      args: ["-c", EXCHANGER, root, String(seconds)],
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+  }
+  const script = `
+    const [root, seconds] = Deno.args;
+    const end = Date.now() + Number(seconds) * 1000;
+    const swap = (a, b, c) => {
+      try { Deno.renameSync(a, c); Deno.renameSync(b, a); Deno.renameSync(c, b); } catch {}
+    };
+    let flips = 0;
+    const pause = new Int32Array(new SharedArrayBuffer(4)); let turns = 0;
+    while (Date.now() < end) {
+      swap(root + "/dir", root + "/dir.link", root + "/dir.tmp");
+      swap(root + "/f.txt", root + "/f.link", root + "/f.tmp");
+      flips++;
+      if (++turns % 5 === 0) Atomics.wait(pause, 0, 0, 1); // Leave the other core some time.
+    }
+    console.log(flips);
+  `;
+  return new Deno.Command(Deno.execPath(), {
+    args: ["eval", script, root, String(seconds)],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+}
+
+// Atomic swaps: no moment where the name is missing, and no pause.
+const EXCHANGER = `
+import ctypes, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+root, seconds = sys.argv[1], float(sys.argv[2])
+pairs = [(root + "/dir", root + "/dir.link"), (root + "/f.txt", root + "/f.link")]
+pairs = [(a.encode(), b.encode()) for a, b in pairs]
+end = time.time() + seconds
+flips = 0
+while time.time() < end:
+    for _ in range(50):
+        for a, b in pairs:
+            libc.renameat2(-100, a, -100, b, 2)
+        flips += 1
+    time.sleep(0.001)
+print(flips)
+`;
+
+const hasExchange = await new Deno.Command("python3", {
+  args: ["-c", "import ctypes; ctypes.CDLL(None).renameat2"],
+  stderr: "null",
+}).output().then((o) => o.success, () => false);
+
+async function swapTree(): Promise<{ base: string; root: string }> {
+  const base = await tempBase();
+  const root = `${base}/root`;
+  await Deno.mkdir(`${base}/outside`, { recursive: true });
+  await Deno.writeTextFile(`${base}/outside/file.txt`, `${SECRET}\n`);
+  await Deno.writeTextFile(`${base}/outside/only-outside.txt`, `${SECRET}\n`);
+  await Deno.writeTextFile(`${base}/secret.txt`, `${SECRET}\n`);
+  await Deno.mkdir(`${root}/dir`, { recursive: true });
+  await Deno.writeTextFile(`${root}/dir/file.txt`, INSIDE);
+  await Deno.writeTextFile(`${root}/f.txt`, INSIDE);
+  await Deno.symlink("../outside", `${root}/dir.link`);
+  await Deno.symlink("../secret.txt", `${root}/f.link`);
+  return { base, root };
+}
+
+// /proc/self/fd paths need --allow-all under Deno's permission checks.
+const procUsable = (() => {
+  try {
+    Deno.statSync("/proc/self/fd/0");
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+const SWAP_VARIANTS = [
+  {
+    descriptorPaths: true,
+    exchange: false,
+    label: "descriptor paths",
+    skip: procUsable ? "" : "skipped: /proc/self/fd needs --allow-all",
+  },
+  {
+    descriptorPaths: false,
+    exchange: false,
+    label: "re-checked opens",
+    skip: "",
+  },
+  {
+    descriptorPaths: false,
+    exchange: true,
+    label: "re-checked opens, atomic exchanges",
+    skip: hasExchange ? "" : "skipped: needs python3 and renameat2",
+  },
+];
+
+for (const { descriptorPaths, exchange, label, skip } of SWAP_VARIANTS) {
+  Deno.test(
+    {
+      name: `swap race: no byte from outside ever comes back (${label}${
+        skip ? `: ${skip}` : ""
+      })`,
+      ignore: skip !== "",
+    },
+    async () => {
+      const { base, root } = await swapTree();
+      const ws = await Workspace.open(root, { descriptorPaths });
+      assert.equal(await ws.descriptorPaths(), descriptorPaths);
+      const decoder = new TextDecoder();
+      const swapper = startSwapper(root, 3, exchange);
+      let inside = 0;
+      let calls = 0;
+      const seen = (text: string, where: string) => {
+        assert.ok(!text.includes(SECRET), `secret leaked through ${where}`);
+        assert.ok(!text.includes("only-outside"), `outside listed: ${where}`);
+        if (text.includes("inside the root")) inside++;
+      };
+      try {
+        const end = Date.now() + 3000;
+        while (Date.now() < end) {
+          // A breath per round, for other tests sharing the machine.
+          await new Promise((resolve) => setTimeout(resolve, 1));
+          for (const path of ["dir/file.txt", "f.txt"]) {
+            calls++;
+            try {
+              const read = await ws.readFile(path, { maxBytes: 4096 });
+              seen(decoder.decode(read.bytes), `readFile ${path}`);
+              assert.equal(read.info.size, INSIDE.length, "an outside size");
+            } catch (error) {
+              if (!(error instanceof WorkspaceError)) throw error;
+            }
+          }
+          calls++;
+          try {
+            for await (const entry of ws.walk({ path: "dir", sizes: true })) {
+              seen(entry.relative, "walk");
+              if (!entry.isFile) continue;
+              assert.equal(entry.size, INSIDE.length, "an outside size");
+              try {
+                const read = await ws.readFile(entry, { maxBytes: 4096 });
+                seen(decoder.decode(read.bytes), `walk read ${entry.relative}`);
+              } catch (error) {
+                if (!(error instanceof WorkspaceError)) throw error;
+              }
+            }
+          } catch (error) {
+            if (!(error instanceof WorkspaceError)) throw error;
+          }
+          for await (const entry of ws.walk()) {
+            seen(entry.relative, "root walk");
+          }
+        }
+      } finally {
+        const flips = Number(
+          new TextDecoder().decode((await swapper.output()).stdout),
+        );
+        await Deno.remove(base, { recursive: true });
+        assert.ok(flips > 100, `the swapper only flipped ${flips} times`);
+      }
+      assert.ok(calls > 200, `only ${calls} calls`);
+      assert.ok(
+        inside > (exchange ? 0 : 20),
+        `only ${inside} reads saw the inside file`,
+      );
+    },
+  );
+}
+
+Deno.test("a FIFO is opened without blocking and refused as not a file", async () => {
+  const base = await tempBase();
+  try {
+    const made = await new Deno.Command("mkfifo", { args: [`${base}/pipe`] })
+      .output();
+    assert.ok(made.success, "mkfifo failed");
+    await Deno.writeTextFile(`${base}/ok.txt`, INSIDE);
+    const ws = await Workspace.open(base);
+    const started = performance.now();
+    using handle = await ws.open("pipe");
+    assert.equal(handle.info.isFifo, true);
+    assert.equal(
+      await codeOf(ws.readFile("pipe", { maxBytes: 10 })),
+      "not_a_file",
+    );
+    const entries = await walkAll(ws, { sizes: true });
+    const pipe = entries.find((e) => e.relative === "pipe");
+    assert.ok(pipe !== undefined && !pipe.isFile && !pipe.isDirectory);
+    assert.equal(
+      await codeOf(ws.readFile(pipe, { maxBytes: 10 })),
+      "not_a_file",
+    );
+    assert.ok(performance.now() - started < 5000);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("absurd paths are refused at once, before any lookup", async () => {
+  const base = await tempBase();
+  try {
+    await Deno.mkdir(`${base}/a`);
+    const ws = await Workspace.open(base);
+    await ws.resolve(""); // Load and open the root first.
+    for (
+      const path of [
+        "a/".repeat(20_000),
+        "a/".repeat(300),
+        "x".repeat(MAX_PATH_BYTES + 1),
+      ]
+    ) {
+      const started = performance.now();
+      assert.equal(await codeOf(ws.resolve(path)), "invalid");
+      assert.equal(await codeOf(ws.readFile(path, { maxBytes: 1 })), "invalid");
+      assert.ok(performance.now() - started < 200, "slow refusal");
+    }
+    // Long but legal: resolution stays linear (missing after the first).
+    const started = performance.now();
+    assert.equal(await codeOf(ws.resolve("b/".repeat(250))), "not_found");
+    assert.equal(await codeOf(ws.resolve("a/".repeat(250))), "not_found");
+    assert.ok(performance.now() - started < 500, "slow lookup");
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("link fan-out: 30 levels of two links each walk in bounded time, each directory once", async () => {
+  const base = await tempBase();
+  try {
+    for (let level = 0; level < 30; level++) {
+      await Deno.mkdir(`${base}/l${level}`);
+      await Deno.writeTextFile(`${base}/l${level}/f.txt`, `${level}\n`);
+      if (level < 29) {
+        await Deno.symlink(`../l${level + 1}`, `${base}/l${level}/x`);
+        await Deno.symlink(`../l${level + 1}`, `${base}/l${level}/y`);
+      }
+    }
+    // A chain that starts outside the walked directory: through links only.
+    await Deno.mkdir(`${base}/top`);
+    await Deno.symlink("../l0", `${base}/top/a`);
+    await Deno.symlink("../l0", `${base}/top/b`);
+    const ws = await Workspace.open(base);
+    const started = performance.now();
+    const entries = await walkAll(ws);
+    const files = entries.filter((e) => e.isFile).map((e) => e.relative);
+    assert.equal(files.length, 30);
+    assert.equal(new Set(files).size, 30);
+    for (const walked of ["top", "l0/x", "top/a/x/y"]) {
+      const sub = await walkAll(ws, { path: walked });
+      assert.ok(sub.length <= 4, `${walked}: ${sub.length} entries`);
+    }
+    assert.ok(performance.now() - started < 10_000, "fan-out walk too slow");
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("bad entries are skipped and counted: non-UTF-8 names, too deep, vanished", async () => {
+  const base = await tempBase();
+  try {
+    await Deno.writeTextFile(`${base}/ok.txt`, INSIDE);
+    await Deno.writeTextFile(`${base}/real\uFFFD.txt`, INSIDE);
+    // A name that is not UTF-8, and a subtree deeper than PATH_MAX: both
+    // made by a child, since a JS string cannot hold the one and a path
+    // cannot reach the other.
+    const bad = await new Deno.Command("sh", {
+      args: ["-c", `printf x > "$1/bad$(printf '\\377').txt"`, "sh", base],
+    }).output();
+    assert.ok(bad.success, "could not make a non-UTF-8 name");
+    const script = `
+      Deno.chdir(Deno.args[0]);
+      Deno.mkdirSync("deep");
+      Deno.chdir("deep");
+      for (let i = 0; i < 20; i++) {
+        Deno.mkdirSync("d".repeat(250));
+        Deno.chdir("d".repeat(250));
+      }
+      Deno.writeTextFileSync("leaf.txt", "x");
+    `;
+    const made = await new Deno.Command(Deno.execPath(), {
+      args: ["eval", script, base],
+    }).output();
+    assert.ok(made.success, new TextDecoder().decode(made.stderr));
+    const ws = await Workspace.open(base);
+    const skips = walkSkips();
+    const entries = await walkAll(ws, { skips, sizes: true });
+    const names = entries.map((e) => e.relative);
+    assert.ok(names.includes("ok.txt"));
+    assert.ok(names.includes("real\uFFFD.txt"));
+    assert.ok(!names.some((n) => n.startsWith("bad")), "lossy name listed");
+    assert.equal(skips.badNames, 1);
+    assert.ok(skips.tooDeep >= 1, "deep subtree not counted");
+    assert.ok(
+      entries.every((e) =>
+        new TextEncoder().encode(e.relative).length <= MAX_PATH_BYTES
+      ),
+    );
+    // What is listed reads back exactly as given.
+    for (const entry of entries.filter((e) => e.isFile)) {
+      await ws.readFile(entry.relative, { maxBytes: 100 });
+    }
+    // Vanishing mid-walk: delete everything after the walk has listed it.
+    const iterator = ws.walk({ sizes: true, skips });
+    const first = await iterator.next();
+    assert.equal(first.done, false);
+    await Deno.remove(`${base}/real\uFFFD.txt`);
+    await Deno.remove(`${base}/deep`, { recursive: true });
+    const rest: string[] = [];
+    for await (const entry of iterator) rest.push(entry.relative);
+    assert.ok(!rest.includes("real\uFFFD.txt"));
+    assert.ok(skips.vanished >= 1, "vanished entry not counted");
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("names with ':' and '\\' are listed and read back; so is a root with '\\'", async () => {
+  const base = await tempBase();
+  try {
+    const root = `${base}/C:\\back\\slash root`;
+    await Deno.mkdir(root);
+    const names = [
+      "notes:v2.md",
+      "C:\\temp.txt",
+      "back\\slash.txt",
+      "a\\..\\b",
+    ];
+    for (const name of names) await Deno.writeTextFile(`${root}/${name}`, name);
+    const ws = await Workspace.open(root);
+    const listed = (await walkAll(ws)).map((e) => e.relative).sort();
+    assert.deepEqual(listed, [...names].sort());
+    for (const name of names) {
+      const read = await ws.readFile(name, { maxBytes: 100 });
+      assert.equal(new TextDecoder().decode(read.bytes), name);
+    }
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("walk gives the event loop a turn every few milliseconds and stops on abort", async () => {
+  const base = await tempBase();
+  try {
+    for (let d = 0; d < 100; d++) {
+      await Deno.mkdir(`${base}/d${d}`);
+      for (let f = 0; f < 300; f++) {
+        await Deno.writeFile(`${base}/d${d}/f${f}.txt`, new Uint8Array());
+      }
+    }
+    const ws = await Workspace.open(base);
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 1);
+    let entries = 0;
+    const started = performance.now();
+    try {
+      for await (const _ of ws.walk({ sizes: true })) {
+        entries++;
+        // The consumer's own synchronous work counts too.
+        const until = performance.now() + 0.01;
+        while (performance.now() < until) { /* busy */ }
+      }
+    } finally {
+      clearInterval(timer);
+    }
+    const elapsed = performance.now() - started;
+    assert.equal(entries, 100 * 301);
+    assert.ok(
+      ticks >= Math.floor(elapsed / 50),
+      `${ticks} timer turns in ${elapsed.toFixed(0)} ms`,
+    );
+    // Abort from a timer: the walk notices within a few milliseconds.
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("stop")), 20);
+    let aborted = 0;
+    await assert.rejects(
+      (async () => {
+        for await (const _ of ws.walk({ signal: controller.signal })) {
+          const until = performance.now() + 0.01;
+          while (performance.now() < until) { /* busy */ }
+        }
+      })().finally(() => aborted = performance.now()),
+      /stop/,
+    );
+    assert.ok(aborted > 0);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("paging with `after` reuses the sorted listing of a large directory", async () => {
+  const base = await tempBase();
+  const readDirSync = Deno.readDirSync;
+  try {
+    for (let f = 0; f < 5000; f++) {
+      await Deno.writeFile(
+        `${base}/f${String(f).padStart(5, "0")}`,
+        new Uint8Array(),
+      );
+    }
+    // Older than the "racy" window, so the listing may be kept.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const ws = await Workspace.open(base);
+    let reads = 0;
+    Deno.readDirSync = (path: string | URL) => {
+      reads++;
+      return readDirSync(path);
+    };
+    let after: string | undefined;
+    const pages: string[][] = [];
+    for (let page = 0; page < 50; page++) {
+      const names: string[] = [];
+      for await (const entry of ws.walk({ after })) {
+        names.push(entry.relative);
+        if (names.length === 100) break;
+      }
+      pages.push(names);
+      after = names[names.length - 1];
+    }
+    assert.equal(pages.flat().length, 5000);
+    assert.equal(new Set(pages.flat()).size, 5000);
+    assert.ok(reads <= 4, `the directory was read ${reads} times for 50 pages`);
+    // A change to the directory is seen by the next page.
+    await Deno.writeFile(`${base}/zzz`, new Uint8Array());
+    const last: string[] = [];
+    for await (const entry of ws.walk({ after: "f04999" })) {
+      last.push(entry.relative);
+    }
+    assert.deepEqual(last, ["zzz"]);
+  } finally {
+    Deno.readDirSync = readDirSync;
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("12,000 distinct missing deep paths leave memory flat", async () => {
+  const base = await tempBase();
+  try {
+    await Deno.writeTextFile(`${base}/.gitignore`, "*.log\n");
+    const ws = await Workspace.open(base);
+    await ws.resolve("");
+    const heap = () => Deno.memoryUsage().heapUsed;
+    const before = heap();
+    for (let i = 0; i < 12_000; i++) {
+      const path = Array.from({ length: 60 }, (_, j) => `p${i}x${j}`).join("/");
+      assert.equal(await codeOf(ws.resolve(path)), "not_found");
+    }
+    const grown = heap() - before;
+    assert.ok(grown < 40 * 1024 * 1024, `heap grew by ${grown} bytes`);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+const asRoot = Deno.uid() === 0;
+const hasSetpriv = asRoot &&
+  await new Deno.Command("setpriv", { args: ["--version"] }).output()
+    .then((o) => o.success, () => false);
+const canDrop = !asRoot || hasSetpriv;
+
+Deno.test({
+  name: canDrop
+    ? "without permission: unreadable entries are skipped and counted (run as uid 65534 via setpriv)"
+    : "without permission: unreadable entries are skipped and counted (skipped: running as root without setpriv)",
+  ignore: !canDrop,
+  async fn() {
+    const base = await tempBase();
+    try {
+      await Deno.chmod(base, 0o755);
+      await Deno.writeTextFile(`${base}/ok.txt`, "readable text\n");
+      await Deno.mkdir(`${base}/locked_dir`);
+      await Deno.writeTextFile(`${base}/locked_dir/inner.txt`, "hidden text\n");
+      await Deno.writeTextFile(`${base}/locked.txt`, "locked text\n");
+      await Deno.mkdir(`${base}/sub`);
+      await Deno.writeTextFile(`${base}/sub/y.txt`, "readable text\n");
+      await Deno.chmod(`${base}/locked_dir`, 0o000);
+      await Deno.chmod(`${base}/locked.txt`, 0o000);
+      const script = `
+        const { Workspace, walkSkips, WorkspaceError } = await import(Deno.args[0]);
+        const { searchTextTool } = await import(Deno.args[1]);
+        const ws = await Workspace.open(Deno.args[2]);
+        const skips = walkSkips();
+        const listed = [];
+        for await (const e of ws.walk({ skips, sizes: true })) listed.push(e.relative);
+        let code = "read";
+        try { await ws.readFile("locked.txt", { maxBytes: 100 }); }
+        catch (error) { code = error instanceof WorkspaceError ? error.code : String(error); }
+        const tool = searchTextTool(ws, { maxMatches: 100, maxReadBytes: 1 << 20 });
+        const search = await tool.run({ query: "text" }, { signal: new AbortController().signal });
+        console.log(JSON.stringify({ uid: Deno.uid(), listed, skips, code, search: search.structuredContent }));
+      `;
+      const deno = Deno.execPath();
+      const args = [
+        "eval",
+        script,
+        new URL("./workspace.ts", import.meta.url).href,
+        new URL("../tools/search_text.ts", import.meta.url).href,
+        base,
+      ];
+      const denoDir = await Deno.makeTempDir({ prefix: "shipcode-deno-dir-" });
+      await Deno.chmod(denoDir, 0o777);
+      const command = asRoot
+        ? new Deno.Command("setpriv", {
+          args: [
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            deno,
+            ...args,
+          ],
+          env: { DENO_DIR: denoDir, HOME: denoDir, NO_COLOR: "1" },
+        })
+        : new Deno.Command(deno, { args });
+      const out = await command.output();
+      await Deno.remove(denoDir, { recursive: true });
+      assert.ok(out.success, new TextDecoder().decode(out.stderr));
+      const result = JSON.parse(new TextDecoder().decode(out.stdout));
+      assert.notEqual(result.uid, 0);
+      assert.deepEqual(result.listed, [
+        "locked.txt",
+        "locked_dir",
+        "ok.txt",
+        "sub",
+        "sub/y.txt",
+      ]);
+      assert.equal(result.skips.unreadable, 1);
+      assert.equal(result.code, "unreadable");
+      assert.equal(result.search.matches.length, 2);
+      assert.equal(result.search.filesSkipped, 1);
+    } finally {
+      await Deno.chmod(`${base}/locked_dir`, 0o755).catch(() => {});
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+});
+
+Deno.test("links whose targets end in '/' or '/.' resolve to the directory, open", async () => {
+  const base = await tempBase();
+  try {
+    await Deno.mkdir(`${base}/d/e`, { recursive: true });
+    await Deno.writeTextFile(`${base}/d/e/f.txt`, INSIDE);
+    await Deno.symlink("d/e/", `${base}/slash`);
+    await Deno.symlink("d/e/.", `${base}/dot`);
+    await Deno.symlink("d/../d/e//", `${base}/messy`);
+    const ws = await Workspace.open(base);
+    for (const link of ["slash", "dot", "messy"]) {
+      const resolved = await ws.resolve(link);
+      assert.ok(resolved.info.isDirectory, link);
+      assert.equal(resolved.absolute, `${base}/d/e`);
+      const entries = await walkAll(ws, { path: link, sizes: true });
+      assert.deepEqual(entries.map((e) => e.relative), [`${link}/f.txt`]);
+      assert.equal(entries[0].size, INSIDE.length);
+    }
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
