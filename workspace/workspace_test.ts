@@ -579,7 +579,7 @@ Deno.test({
       ]);
       assert.equal(result.skips.unreadable, 1);
       assert.equal(result.code, "unreadable");
-      assert.equal(result.search.matches.length, 2);
+      assert.equal(result.search.count, 2);
       assert.equal(result.search.filesSkipped, 1);
     } finally {
       await Deno.chmod(`${base}/locked_dir`, 0o755).catch(() => {});
