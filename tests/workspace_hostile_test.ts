@@ -334,11 +334,25 @@ Deno.test("odd names: ':' and '\\' read back by tools and resources; non-UTF-8 n
       .filter((line) => !line.startsWith("["))
       .map((line) => line.replace(/ \(\d+ bytes\)$/, "")).sort();
     assert.deepEqual(paths, [...names].sort());
+    // The client is told what was left out, and why.
+    assert.match(
+      (listed.content as { text: string }[])[0].text,
+      /\[1 entry was left out \(1 with a name that is not valid UTF-8\)\.\]$/,
+    );
+    const found = await call(server, session, "find_files", { pattern: "*" });
+    assert.match(
+      (found.content as { text: string }[])[0].text,
+      /1 entry was left out \(1 with a name that is not valid UTF-8\)/,
+    );
     const searched = await call(server, session, "search_text", {
       query: "t",
     });
     assert.notEqual(searched.isError, true);
     assert.ok(!JSON.stringify(searched).includes("bad text"));
+    assert.match(
+      (searched.content as { text: string }[])[0].text,
+      /1 entry was left out/,
+    );
     // Resources: every listed URI reads back, the bad name is not listed.
     const ws = await Workspace.open(root);
     const resources = new WorkspaceResources(ws, { maxReadBytes: 1 << 20 });

@@ -7,6 +7,7 @@
 
 import { DEFAULTS } from "../cli/flags.ts";
 import type { ToolAnnotations } from "../mcp/tool.ts";
+import type { WalkSkips } from "../workspace/workspace.ts";
 
 /** Limits on what one tool call returns; each is settable by flag. */
 export interface ToolCaps {
@@ -93,4 +94,29 @@ export class Pacer {
 /** "1 entry" / "2 entries". */
 export function plural(count: number, one: string, many: string): string {
   return `${count} ${count === 1 ? one : many}`;
+}
+
+/**
+ * One sentence saying what a walk left out (entries it could not read,
+ * entries that vanished while it ran, names that are not valid UTF-8,
+ * paths past the length limits), or undefined when it left nothing out.
+ */
+export function skippedNote(skips: WalkSkips): string | undefined {
+  const parts: string[] = [];
+  if (skips.unreadable > 0) parts.push(`${skips.unreadable} unreadable`);
+  if (skips.vanished > 0) {
+    parts.push(`${skips.vanished} changed or vanished during the walk`);
+  }
+  if (skips.badNames > 0) {
+    parts.push(`${skips.badNames} with a name that is not valid UTF-8`);
+  }
+  if (skips.tooDeep > 0) {
+    parts.push(`${skips.tooDeep} past the path length limits`);
+  }
+  if (parts.length === 0) return undefined;
+  const total = skips.unreadable + skips.vanished + skips.badNames +
+    skips.tooDeep;
+  return `${plural(total, "entry was", "entries were")} left out (${
+    parts.join(", ")
+  }).`;
 }

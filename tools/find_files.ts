@@ -7,12 +7,13 @@
 
 import type { Tool } from "../mcp/tool.ts";
 import { textContent } from "../mcp/content.ts";
-import type { Workspace } from "../workspace/workspace.ts";
+import { walkSkips, type Workspace } from "../workspace/workspace.ts";
 import {
   GLOB_SYNTAX,
   globMatcher,
   Pacer,
   READ_ONLY,
+  skippedNote,
   type ToolCaps,
 } from "./common.ts";
 import { MAX_GLOB_LENGTH } from "./glob.ts";
@@ -73,7 +74,10 @@ export function findFilesTool(
       const found: string[] = [];
       const pacer = new Pacer(ctx.signal);
       let truncated = false;
-      for await (const entry of ws.walk({ path, signal: ctx.signal })) {
+      const skips = walkSkips();
+      for await (
+        const entry of ws.walk({ path, signal: ctx.signal, skips })
+      ) {
         if (pacer.due()) await pacer.pause();
         if (!entry.isFile || !matches(entry.relative)) continue;
         if (found.length === limit) {
@@ -92,6 +96,8 @@ export function findFilesTool(
           '[No files match; try a broader pattern such as "*" + an extension, or list_directory.]',
         );
       }
+      const skipped = skippedNote(skips);
+      if (skipped !== undefined) found.push(`[${skipped}]`);
       return {
         content: [textContent(found.join("\n"))],
         structuredContent: { pattern, count, truncated },

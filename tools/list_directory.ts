@@ -8,8 +8,8 @@
 
 import type { Tool } from "../mcp/tool.ts";
 import { textContent } from "../mcp/content.ts";
-import type { Workspace } from "../workspace/workspace.ts";
-import { Pacer, READ_ONLY, type ToolCaps } from "./common.ts";
+import { walkSkips, type Workspace } from "../workspace/workspace.ts";
+import { Pacer, READ_ONLY, skippedNote, type ToolCaps } from "./common.ts";
 
 /** Make the `list_directory` tool over `ws`. */
 export function listDirectoryTool(
@@ -56,12 +56,14 @@ export function listDirectoryTool(
       const notes: string[] = [];
       const pacer = new Pacer(ctx.signal);
       let truncated = false;
+      const skips = walkSkips();
       for await (
         const entry of ws.walk({
           path,
           maxDepth: depth,
           signal: ctx.signal,
           sizes: true,
+          skips,
         })
       ) {
         if (pacer.due()) await pacer.pause();
@@ -89,6 +91,8 @@ export function listDirectoryTool(
         );
       }
       if (count === 0) notes.push("The directory is empty.");
+      const skipped = skippedNote(skips);
+      if (skipped !== undefined) notes.push(skipped);
       if (notes.length > 0) lines.push(`[${notes.join(" ")}]`);
       return {
         content: [textContent(lines.join("\n"))],

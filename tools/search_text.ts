@@ -12,6 +12,7 @@ import { decodeText, isProbablyText } from "../workspace/content.ts";
 import {
   type ReadResult,
   type WalkEntry,
+  walkSkips,
   type Workspace,
   WorkspaceError,
 } from "../workspace/workspace.ts";
@@ -21,6 +22,7 @@ import {
   Pacer,
   plural,
   READ_ONLY,
+  skippedNote,
   type ToolCaps,
 } from "./common.ts";
 import { MAX_REGEX_LENGTH, prepareRegex, type SearchRegex } from "./regex.ts";
@@ -180,6 +182,7 @@ export function searchTextTool(
       );
 
       const pacer = new Pacer(ctx.signal);
+      const skips = walkSkips();
       // The files to search: the one named, or a walk of the directory.
       async function* files(): AsyncGenerator<
         {
@@ -198,7 +201,9 @@ export function searchTextTool(
           };
           return;
         }
-        for await (const entry of ws.walk({ path, signal: ctx.signal })) {
+        for await (
+          const entry of ws.walk({ path, signal: ctx.signal, skips })
+        ) {
           if (pacer.due()) await pacer.pause();
           if (!entry.isFile || !inGlob(entry.relative)) continue;
           yield {
@@ -309,6 +314,8 @@ export function searchTextTool(
           } skipped (binary, or over ${caps.maxReadBytes} bytes).`,
         );
       }
+      const left = skippedNote(skips);
+      if (left !== undefined) notes.push(left);
       if (matches.length === 0) {
         notes.push(`No matches in ${plural(searched, "file", "files")}.`);
       }
