@@ -438,9 +438,7 @@ async function finish(
     }
     // Stuck output is the client's doing; a running handler is bounded by
     // its own limits and gets longer.
-    const patience = state.running() === 0
-      ? drainTimeout
-      : drainTimeout * 6;
+    const patience = state.running() === 0 ? drainTimeout : drainTimeout * 6;
     if (now >= deadline || now - lastMove >= patience) {
       state.log(
         `gave up waiting: ${state.running()} requests still running, ${writer.backlog} characters unwritten (${
