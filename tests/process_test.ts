@@ -171,7 +171,7 @@ for (const t of TARGETS) {
       decoder.decode(run.stdout),
       [
         pong("é😀"),
-        '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error","data":"The line is not valid UTF-8."}}',
+        '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not valid UTF-8; send messages as UTF-8 JSON text."}}',
         pong(2),
         pong("✓"),
       ].join("\n") + "\n",
@@ -190,7 +190,7 @@ for (const t of TARGETS) {
     assert.equal(run.code, 0);
     assert.equal(
       decoder.decode(run.stdout),
-      `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request","data":"The message is ${huge.length} bytes long; the limit is 8388608 bytes per line."}}\n` +
+      `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the message is ${huge.length} bytes long and the limit is 8388608 bytes per line; send a smaller message (the server skipped this one)."}}\n` +
         pong(2) + "\n",
     );
   });
