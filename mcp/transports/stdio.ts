@@ -73,14 +73,14 @@ export interface StdioOptions {
    * request starts and reading pauses; default 16 Mi.
    */
   outputBudgetChars?: number;
-  /** How long a ready answer may wait behind a slower one; default 250 ms. */
+  /** How long a ready answer may wait behind a slower one; default 200 ms. */
   maxWaitMs?: number;
   /** Called with the session once it exists (to attach watchers and such). */
   onSession?: (session: Session) => void;
 }
 
 /** Requests handled at once on one connection; more wait their turn. */
-export const MAX_CONCURRENT_REQUESTS = 64;
+export const MAX_CONCURRENT_REQUESTS = 16;
 
 /**
  * Places held in the order of answers (requests waiting or running, and
