@@ -10,7 +10,10 @@ import { strict as assert } from "node:assert";
 import { handlers } from "../handlers/mod.ts";
 import type { JsonObject } from "../mcp/jsonrpc.ts";
 import { McpServer } from "../mcp/server.ts";
-import { serveStdio } from "../mcp/transports/stdio.ts";
+import {
+  MAX_CONCURRENT_REQUESTS,
+  serveStdio,
+} from "../mcp/transports/stdio.ts";
 import {
   looksLikeJsonRpc,
   readAll,
@@ -267,7 +270,7 @@ Deno.test("serveStdio: a stop signal (SIGTERM in main.ts) also lets in-flight wo
   );
 });
 
-Deno.test("serveStdio: at most 64 handlers run at once; the rest wait in order and all are answered", async () => {
+Deno.test("serveStdio: at most MAX_CONCURRENT_REQUESTS handlers run at once; the rest wait in order and all are answered", async () => {
   let running = 0;
   let most = 0;
   const server = new McpServer({
@@ -298,7 +301,7 @@ Deno.test("serveStdio: at most 64 handlers run at once; the rest wait in order a
   const output = collectingOutput();
   const input = ReadableStream.from([encoder.encode(lines.join("\n") + "\n")]);
   await serveStdio(server, { input, output });
-  assert.equal(most, 64);
+  assert.equal(most, MAX_CONCURRENT_REQUESTS);
   assert.equal(output.text(), expected.join("\n") + "\n");
 });
 
