@@ -13,6 +13,7 @@ import { McpServer } from "../mcp/server.ts";
 import {
   MAX_CONCURRENT_REQUESTS,
   serveStdio,
+  type StdioOptions,
 } from "../mcp/transports/stdio.ts";
 import {
   looksLikeJsonRpc,
@@ -315,6 +316,7 @@ async function gatedFlood(
   total: number,
   lineOf: (n: number) => string,
   result: JsonObject,
+  options: StdioOptions = {},
 ): Promise<{ readAtPause: number; outputAtPause: string; output: string }> {
   let open!: () => void;
   const gate = new Promise<void>((resolve) => open = resolve);
@@ -336,7 +338,7 @@ async function gatedFlood(
     },
   }, { highWaterMark: 0 });
   const output = collectingOutput();
-  const serving = serveStdio(server, { input, output });
+  const serving = serveStdio(server, { ...options, input, output });
   // Let the reader run until it stops by itself.
   let before = -1;
   while (before !== pulled) {
@@ -365,13 +367,14 @@ Deno.test("serveStdio: a flood of slow requests pauses reading at 4096 held back
   assert.equal(run.output, expected);
 });
 
-Deno.test("serveStdio: pings behind one slow request are held in order, reading pauses at 4096, and all come out", async () => {
+Deno.test("serveStdio: pings behind one slow request (no wait limit) are held in order, reading pauses at 4096, and all come out", async () => {
   const total = 20_000;
   const run = await gatedFlood(
     total,
     (id) =>
       id === 1 ? '{"jsonrpc":"2.0","id":1,"method":"test/gated"}' : ping(id),
     { slow: true },
+    { maxWaitMs: 600_000 },
   );
   assert.equal(run.readAtPause, 4096);
   assert.equal(run.outputAtPause, "");
