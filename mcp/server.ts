@@ -208,6 +208,8 @@ class RequestContext implements HandlerContext {
 
 const EMPTY_PARAMS: JsonObject = Object.freeze({}) as JsonObject;
 
+const AsyncFunction = (async () => {}).constructor;
+
 /** What {@linkcode McpServer.dispatch} returns: an encoded response, or nothing. */
 export type DispatchResult = string | undefined | Promise<string | undefined>;
 
@@ -289,6 +291,18 @@ export class McpServer {
       this.#ready.catch(() => this.#ready = undefined);
     }
     return this.#ready;
+  }
+
+  /**
+   * Whether a request for `method` is answered without waiting: its
+   * handler is a plain (not `async`) function, like `ping`'s, or there is
+   * none (-32601). A transport that limits how many requests run at once
+   * may let these through at any time, so they never queue behind slow
+   * ones.
+   */
+  answersAtOnce(method: string): boolean {
+    const handler = this.#requests.get(method);
+    return handler === undefined || !(handler instanceof AsyncFunction);
   }
 
   /**

@@ -233,8 +233,10 @@ export async function serveStdio(
     const message = decode(text);
     if (message.kind === "request") {
       const key = idKey(message.id);
+      // Requests answered at once (ping) never queue behind slow ones.
       if (
-        waiting.size > 0 || running >= MAX_CONCURRENT_REQUESTS || budget.over
+        (waiting.size > 0 || running >= MAX_CONCURRENT_REQUESTS ||
+          budget.over) && !server.answersAtOnce(message.method)
       ) {
         const queued: Waiting = {
           message,

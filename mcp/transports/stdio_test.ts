@@ -266,3 +266,34 @@ Deno.test("serveStdio: at end of input a client that never reads is given up on"
   assert.ok(took < 3000, `took ${took} ms`);
   output.unblock();
 });
+
+Deno.test("serveStdio: a ping does not queue behind requests that fill every slot", async () => {
+  const gate = Promise.withResolvers<void>();
+  const server = serverWith({
+    "test/gated": async () => {
+      await gate.promise;
+      return {};
+    },
+  });
+  const input = controlledInput();
+  const output = timedOutput();
+  const serving = serveStdio(server, {
+    input: input.stream,
+    output,
+    maxWaitMs: 50,
+  });
+  const busy = [];
+  for (let i = 0; i < MAX_CONCURRENT_REQUESTS + 10; i++) {
+    busy.push(call(`busy${i}`, "test/gated"));
+  }
+  input.send(...busy, ping("p"));
+  const start = performance.now();
+  while (output.lines.length === 0 && performance.now() - start < 5000) {
+    await sleep(10);
+  }
+  assert.deepEqual(output.lines.map((l) => JSON.parse(l.line).id), ["p"]);
+  gate.resolve();
+  input.end();
+  await serving;
+  assert.equal(output.lines.length, MAX_CONCURRENT_REQUESTS + 11);
+});
