@@ -140,7 +140,11 @@ Deno.test("serveStdio: a cancelled request sends nothing, at every stage", async
       await sleep(50);
       return { stubborn: true };
     },
-    "test/count": () => ({ count: ++counted }),
+    // async: a plain function would be answered at once, never queued.
+    "test/count": async () => {
+      await Promise.resolve();
+      return { count: ++counted };
+    },
   });
   const input = controlledInput();
   const output = timedOutput();
