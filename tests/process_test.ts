@@ -306,6 +306,17 @@ Deno.test("serveStdio: at most MAX_CONCURRENT_REQUESTS handlers run at once; the
   assert.equal(output.text(), expected.join("\n") + "\n");
 });
 
+/** Padding that makes each flood line about 1 KiB. */
+const PAD = "x".repeat(1000);
+
+/**
+ * Reading stops once 4096 requests are held back, give or take what is
+ * read ahead (1 MiB, about 1,000 padded lines) to notice the end of input.
+ */
+function assertPausedAt(read: number): void {
+  assert.ok(read >= 4096 && read <= 4096 + 1100, `read ${read} lines`);
+}
+
 /**
  * Feed `total` lines (`lineOf(n)` for n = 1…) through serveStdio, one per
  * read, to a server whose `test/gated` method waits for a gate. Returns how
@@ -356,10 +367,11 @@ Deno.test("serveStdio: a flood of slow requests pauses reading at 4096 held back
   const total = 10_000;
   const run = await gatedFlood(
     total,
-    (id) => `{"jsonrpc":"2.0","id":${id},"method":"test/gated"}`,
+    (id) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"test/gated","params":{"pad":"${PAD}"}}`,
     {},
   );
-  assert.equal(run.readAtPause, 4096);
+  assertPausedAt(run.readAtPause);
   const expected = Array.from(
     { length: total },
     (_, i) => `{"jsonrpc":"2.0","id":${i + 1},"result":{}}\n`,
@@ -372,11 +384,13 @@ Deno.test("serveStdio: pings behind one slow request (no wait limit) are held in
   const run = await gatedFlood(
     total,
     (id) =>
-      id === 1 ? '{"jsonrpc":"2.0","id":1,"method":"test/gated"}' : ping(id),
+      id === 1
+        ? '{"jsonrpc":"2.0","id":1,"method":"test/gated"}'
+        : `{"jsonrpc":"2.0","id":${id},"method":"ping","params":{"pad":"${PAD}"}}`,
     { slow: true },
     { maxWaitMs: 600_000 },
   );
-  assert.equal(run.readAtPause, 4096);
+  assertPausedAt(run.readAtPause);
   assert.equal(run.outputAtPause, "");
   const expected = ['{"jsonrpc":"2.0","id":1,"result":{"slow":true}}'];
   for (let id = 2; id <= total; id++) expected.push(pong(id));

@@ -100,6 +100,12 @@ const HIGH_WATER_CHARS = 64 * 1024;
 /** How often the end-of-input wait checks for progress (ms). */
 const DRAIN_TICK_MS = 100;
 
+/** Default of {@linkcode StdioOptions.drainTimeoutMs}. */
+const DEFAULT_DRAIN_TIMEOUT_MS = 5_000;
+
+/** Input read ahead (kept for later) while reading is paused. */
+const READ_AHEAD_BYTES = 1024 * 1024;
+
 interface Waiting {
   readonly message: RequestMessage;
   readonly key: string;
@@ -349,31 +355,103 @@ export async function serveStdio(
   writer.onBroken = stop;
   options.signal?.addEventListener("abort", stop, { once: true });
   if (options.signal?.aborted) stop();
-  /** Wait for `promise` unless reading stops first. */
-  const unlessStopped = (promise: Promise<void>) =>
-    Promise.race([promise, stopping.promise]);
-  try {
-    while (!stopped) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      splitter.push(value, onLine, onBlock);
-      // Reading pauses while the client does not read what it asked for,
-      // and while too many requests are held back: a flood costs bounded
-      // memory. (Were 64 handlers all waiting on the client with thousands
-      // of requests behind them, the pause would stall them; this server's
-      // handlers never wait on the client.)
-      if (writer.backlog > HIGH_WATER_CHARS) await unlessStopped(writer.idle());
-      if (budget.over) await unlessStopped(budget.room());
-      if (order.size >= MAX_HELD_RESPONSES) {
-        await unlessStopped(order.room(MAX_HELD_RESPONSES / 2));
+  // While reading is paused, a little input is still read ahead (and kept
+  // for later), so that the end of input is seen even when the client
+  // never reads our output: the server must not outlive its client.
+  const ahead = new Fifo<Uint8Array>();
+  let aheadBytes = 0;
+  let ended = false;
+  let readingAhead: Promise<void> | undefined;
+  const readAhead = (): Promise<void> =>
+    readingAhead ??= (async () => {
+      try {
+        while (!ended && !stopped && aheadBytes < READ_AHEAD_BYTES) {
+          const { value, done } = await reader.read();
+          if (done) ended = true;
+          else {
+            ahead.push(value);
+            aheadBytes += value.length;
+          }
+        }
+      } finally {
+        readingAhead = undefined;
+      }
+    })();
+  const nextChunk = async (): Promise<Uint8Array | undefined> => {
+    if (readingAhead) await readingAhead;
+    const chunk = ahead.shift();
+    if (chunk !== undefined) {
+      aheadBytes -= chunk.length;
+      return chunk;
+    }
+    if (ended) return undefined;
+    const { value, done } = await reader.read();
+    if (done) ended = true;
+    return value;
+  };
+  /** Set when the input ended and the client stopped reading for good. */
+  let abandoned = false;
+  const drainTimeout = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
+  /**
+   * Wait for `until` unless reading stops first, reading ahead meanwhile;
+   * once the input has ended, give up when the output makes no progress
+   * for `drainTimeoutMs`.
+   */
+  const pause = async (until: Promise<void>): Promise<void> => {
+    let resumed = false;
+    const resume = Promise.race([until, stopping.promise]).then(() => {
+      resumed = true;
+    });
+    readAhead().catch(() => {});
+    let progress = writer.progress;
+    let lastMove = performance.now();
+    while (!resumed) {
+      const tick = sleep(DRAIN_TICK_MS);
+      await Promise.race([resume, tick.promise]);
+      tick.cancel();
+      if (resumed) return;
+      const now = performance.now();
+      if (writer.progress !== progress) {
+        progress = writer.progress;
+        lastMove = now;
+      } else if (ended && now - lastMove >= drainTimeout) {
+        abandoned = true;
+        return;
       }
     }
-    if (!stopped) splitter.end(onLine);
+  };
+  try {
+    while (!stopped && !abandoned) {
+      const chunk = await nextChunk();
+      if (chunk === undefined) break;
+      splitter.push(chunk, onLine, onBlock);
+      // Reading pauses while the client does not read what it asked for,
+      // and while too many requests are held back: a flood costs bounded
+      // memory. (Were all handlers waiting on the client with thousands of
+      // requests behind them, the pause would stall them; this server's
+      // handlers never wait on the client.)
+      if (writer.backlog > HIGH_WATER_CHARS) await pause(writer.idle());
+      if (budget.over && !abandoned) await pause(budget.room());
+      if (order.size >= MAX_HELD_RESPONSES && !abandoned) {
+        await pause(order.room(MAX_HELD_RESPONSES / 2));
+      }
+    }
+    if (!stopped && !abandoned) splitter.end(onLine);
   } catch (error) {
     if (!stopped) server.logger.log("warn", "reading input failed:", error);
   } finally {
     options.signal?.removeEventListener("abort", stop);
+    if (!stopped) reader.cancel().catch(() => {});
     reader.releaseLock();
+  }
+  if (abandoned) {
+    server.logger.log(
+      "warn",
+      `the input ended and the client has not read for ${drainTimeout} ms: giving up on ${writer.backlog} characters unwritten`,
+    );
+    session.close();
+    order.close();
+    return;
   }
   session.close();
   if (options.signal?.aborted) {
@@ -413,7 +491,7 @@ async function finish(
   },
 ): Promise<void> {
   const { writer } = state;
-  const drainTimeout = options.drainTimeoutMs ?? 5_000;
+  const drainTimeout = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
   const grace = options.stopGraceMs ?? 2_000;
   let done = false;
   const all = (async () => {

@@ -301,3 +301,22 @@ Deno.test("serveStdio: a ping does not queue behind requests that fill every slo
   await serving;
   assert.equal(output.lines.length, MAX_CONCURRENT_REQUESTS + 11);
 });
+
+Deno.test("serveStdio: the end of input is seen while reading is paused for a client that never reads", async () => {
+  const server = serverWith({});
+  const output = timedOutput();
+  output.block();
+  let pings = "";
+  // Far more answers than the output high-water mark: reading pauses.
+  for (let id = 0; id < 5000; id++) pings += ping(id) + "\n";
+  const serving = serveStdio(server, {
+    input: ReadableStream.from([encoder.encode(pings)]),
+    output,
+    drainTimeoutMs: 200,
+  });
+  const start = performance.now();
+  await serving;
+  const took = performance.now() - start;
+  assert.ok(took < 3000, `took ${took} ms`);
+  output.unblock();
+});
