@@ -272,8 +272,14 @@ Deno.test({
     "limits: 10,000 queued search_text calls with unread answers hold little memory",
   ignore: !onLinux,
   async fn() {
-    const root = await searchTree();
+    // Small files: the memory measured is the answers', not the files'.
+    const root = await Deno.makeTempDir({ prefix: "limits_flood_" });
     try {
+      const text = "alpha beta gamma delta epsilon zeta eta theta iota\n"
+        .repeat(400);
+      for (let f = 0; f < 200; f++) {
+        await Deno.writeTextFile(`${root}/f${f}.txt`, text);
+      }
       const child = spawnServer(["--root", root], "source");
       const writer = child.stdin.getWriter();
       let input = INITIALIZE + "\n";
@@ -298,6 +304,8 @@ Deno.test({
       await child.stderr.cancel();
     } finally {
       await Deno.remove(root, { recursive: true });
+      // The last test here: the shared tree goes too.
+      if (tree) await Deno.remove(await tree, { recursive: true });
     }
   },
 });
