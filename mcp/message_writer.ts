@@ -7,7 +7,7 @@
  * @module
  */
 
-import { Fifo } from "./fifo.ts";
+import { idKey, type RequestId } from "./jsonrpc.ts";
 import type { OutputBudget } from "./output_budget.ts";
 
 /** Something bytes can be written to, such as `Deno.stdout`. */
@@ -23,18 +23,20 @@ export interface ByteWriter {
  */
 const BATCH_CHARS = 64 * 1024;
 
-interface Queued {
-  line: string | undefined;
-  readonly key: string;
-}
-
 /** A queue of outgoing messages in front of a {@linkcode ByteWriter}. */
 export class MessageWriter {
   readonly #output: ByteWriter;
   readonly #budget: OutputBudget | undefined;
   readonly #encoder = new TextEncoder();
-  #queue = new Fifo<Queued>();
+  // Two parallel arrays rather than an object per message: this is the path
+  // every answer takes. A dropped message leaves "" in its place.
+  #lines: string[] = [];
+  #ids: (RequestId | undefined)[] = [];
+  #dropped = 0;
+  /** Characters queued and not taken for writing yet. */
   #queuedChars = 0;
+  /** Characters taken for the write under way. */
+  #writingChars = 0;
   #writing: Promise<void> | undefined;
   #written = 0;
   /** Set once the other end stopped reading; nothing is written after. */
@@ -51,9 +53,9 @@ export class MessageWriter {
     this.#budget = budget;
   }
 
-  /** Characters queued and not yet handed to the output. */
+  /** Characters queued or being written, not yet handed to the output. */
   get backlog(): number {
-    return this.#queuedChars;
+    return this.#queuedChars + this.#writingChars;
   }
 
   /** How many writes have completed: grows while the client reads. */
@@ -62,12 +64,13 @@ export class MessageWriter {
   }
 
   /**
-   * Queue one message. `key` names the request it answers, so that
+   * Queue one message. `id` names the request it answers, so that
    * {@linkcode MessageWriter.drop} can take it back until it is written.
    */
-  write(line: string, key = ""): void {
+  write(line: string, id?: RequestId): void {
     if (this.broken) return;
-    this.#queue.push({ line, key });
+    this.#lines.push(line);
+    this.#ids.push(id);
     this.#queuedChars += line.length;
     this.#budget?.add(line.length);
     // Start writing once the current task is done, so that every response
@@ -76,19 +79,26 @@ export class MessageWriter {
   }
 
   /**
-   * Take back the queued answer to request `key`, if it is not being
-   * written yet. Returns whether one was dropped.
+   * Take back the queued answer to the request whose `idKey` is `key`, if
+   * it is not being written yet. Returns whether one was dropped.
    */
   drop(key: string): boolean {
-    if (key === "") return false;
-    for (const entry of this.#queue) {
-      if (entry.key === key && entry.line !== undefined) {
-        this.#forget(entry.line.length);
-        entry.line = undefined;
-        return true;
+    // Rare (a cancellation), so the keys are worked out here, not per write.
+    let at = -1;
+    for (let i = 0; i < this.#ids.length; i++) {
+      const id = this.#ids[i];
+      if (id !== undefined && this.#lines[i] !== "" && idKey(id) === key) {
+        at = i;
+        break;
       }
     }
-    return false;
+    if (at < 0) return false;
+    const chars = this.#lines[at].length;
+    this.#lines[at] = "";
+    this.#dropped++;
+    this.#queuedChars -= chars;
+    this.#budget?.remove(chars);
+    return true;
   }
 
   /** Resolves when everything queued so far is written (or cannot be). */
@@ -96,48 +106,58 @@ export class MessageWriter {
     while (this.#writing) await this.#writing;
   }
 
-  #forget(chars: number): void {
-    this.#queuedChars -= chars;
-    this.#budget?.remove(chars);
-  }
-
-  /** The next batch of queued lines as one text, and its characters. */
-  #take(): [string, number] {
-    let text = "";
-    let chars = 0;
-    while (this.#queue.size > 0 && (chars === 0 || chars < BATCH_CHARS)) {
-      const entry = this.#queue.peek()!;
-      const line = entry.line;
-      if (line !== undefined) {
-        // A long message is not glued to what came before it: it would
-        // only copy that into a larger buffer.
-        if (chars > 0 && chars + line.length > BATCH_CHARS) break;
-        text += line + "\n";
-        chars += line.length;
-      }
-      this.#queue.shift();
+  /** The next batch of queued lines as one text; counts it as being written. */
+  #take(): string {
+    let batch: string[];
+    if (this.#queuedChars <= BATCH_CHARS) {
+      // The usual case: everything queued fits one batch.
+      batch = this.#lines;
+      this.#lines = [];
+      this.#ids = [];
+      this.#writingChars = this.#queuedChars;
+    } else {
+      // A long message is not glued to what came before it: it would only
+      // copy that into a larger buffer.
+      let chars = this.#lines[0].length;
+      let n = 1;
+      while (
+        n < this.#lines.length && chars + this.#lines[n].length <= BATCH_CHARS
+      ) chars += this.#lines[n++].length;
+      batch = this.#lines.splice(0, n);
+      this.#ids.splice(0, n);
+      this.#writingChars = chars;
     }
-    return [text, chars];
+    this.#queuedChars -= this.#writingChars;
+    if (this.#dropped > 0) {
+      batch = batch.filter((line) => line !== "");
+      this.#dropped = this.#lines.reduce((n, l) => l === "" ? n + 1 : n, 0);
+    }
+    if (batch.length === 0) return "";
+    return batch.length === 1 ? batch[0] + "\n" : batch.join("\n") + "\n";
   }
 
   async #flush(): Promise<void> {
     try {
-      while (this.#queue.size > 0 && !this.broken) {
-        const [text, chars] = this.#take();
-        if (text === "") continue;
-        let bytes = this.#encoder.encode(text);
-        while (bytes.length > 0) {
-          bytes = bytes.subarray(await this.#output.write(bytes));
+      while (this.#lines.length > 0 && !this.broken) {
+        const text = this.#take();
+        if (text !== "") {
+          let bytes = this.#encoder.encode(text);
+          while (bytes.length > 0) {
+            bytes = bytes.subarray(await this.#output.write(bytes));
+          }
+          this.#written++;
         }
-        this.#written++;
-        this.#forget(chars);
+        this.#budget?.remove(this.#writingChars);
+        this.#writingChars = 0;
       }
     } catch {
       // The client closed our output: there is no one left to talk to.
       this.broken = true;
-      this.#queue = new Fifo();
-      this.#budget?.remove(this.#queuedChars);
+      this.#budget?.remove(this.#queuedChars + this.#writingChars);
+      this.#lines = [];
+      this.#ids = [];
       this.#queuedChars = 0;
+      this.#writingChars = 0;
       this.onBroken?.();
     } finally {
       this.#writing = undefined;

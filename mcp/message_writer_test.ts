@@ -1,4 +1,5 @@
 import { strict as assert } from "node:assert";
+import { idKey } from "./jsonrpc.ts";
 import { MessageWriter } from "./message_writer.ts";
 import { OutputBudget } from "./output_budget.ts";
 
@@ -45,9 +46,9 @@ Deno.test("MessageWriter: an unwritten answer can be taken back; the budget foll
   writer.write("second", "k2");
   writer.write("third", "k3");
   assert.equal(budget.used, "firstsecondthird".length);
-  assert.equal(writer.drop("k1"), false, "already being written");
-  assert.equal(writer.drop("k2"), true);
-  assert.equal(writer.drop("k2"), false);
+  assert.equal(writer.drop(idKey("k1")), false, "already being written");
+  assert.equal(writer.drop(idKey("k2")), true);
+  assert.equal(writer.drop(idKey("k2")), false);
   assert.equal(budget.used, "firstthird".length);
   output.open();
   await writer.idle();

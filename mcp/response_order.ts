@@ -15,6 +15,7 @@
  */
 
 import { Fifo } from "./fifo.ts";
+import { idKey, type RequestId } from "./jsonrpc.ts";
 import type { OutputBudget } from "./output_budget.ts";
 
 /** How long, by default, a ready answer may wait behind a slower one. */
@@ -22,7 +23,9 @@ export const DEFAULT_MAX_WAIT_MS = 200;
 
 /** One request's place in the order; see {@linkcode ResponseOrder.add}. */
 export interface Place {
-  /** The request's key (`idKey`), or "" for an answer nobody can cancel. */
+  /** The request's id; undefined for an answer nobody can cancel. */
+  readonly id: RequestId | undefined;
+  /** Its `idKey`, or "" without an id. */
   readonly key: string;
 }
 
@@ -55,7 +58,7 @@ export interface ResponseOrderOptions {
 
 /** Keeps answers in request order, within a bound on waiting. */
 export class ResponseOrder {
-  readonly #write: (line: string, key: string) => void;
+  readonly #write: (line: string, id: RequestId | undefined) => void;
   readonly #maxWait: number;
   readonly #budget: OutputBudget | undefined;
   readonly #loading: () => Promise<unknown> | undefined;
@@ -71,7 +74,7 @@ export class ResponseOrder {
 
   /** Write answers through `write`, in order; see the module documentation. */
   constructor(
-    write: (line: string, key: string) => void,
+    write: (line: string, id: RequestId | undefined) => void,
     options: ResponseOrderOptions = {},
   ) {
     this.#write = write;
@@ -92,9 +95,11 @@ export class ResponseOrder {
     return new Promise((resolve) => this.#onRoom = { below, resolve });
   }
 
-  /** Take the next place in the order for request `key`. */
-  add(key: string): Place {
+  /** Take the next place in the order for request `id`. */
+  add(id: RequestId | undefined): Place {
+    const key = id === undefined ? "" : idKey(id);
     const slot: Slot = {
+      id,
       key,
       done: false,
       released: false,
@@ -108,9 +113,10 @@ export class ResponseOrder {
   }
 
   /** An answer ready now: written at once unless earlier ones are pending. */
-  now(line: string, key: string): void {
-    if (this.#slots.size === 0) this.#write(line, key);
-    else this.complete(this.add(key), line);
+  now(line: string, id: RequestId | undefined): void {
+    // (The id's key is worked out only when the answer has to wait.)
+    if (this.#slots.size === 0) this.#write(line, id);
+    else this.complete(this.add(id), line);
   }
 
   /** The answer for `place` (undefined: none is due). */
@@ -121,7 +127,7 @@ export class ResponseOrder {
     if (slot.cancelled) line = undefined;
     if (slot.released) {
       this.#forgetKey(slot);
-      if (line !== undefined) this.#write(line, slot.key);
+      if (line !== undefined) this.#write(line, slot.id);
       return;
     }
     slot.line = line;
@@ -179,7 +185,7 @@ export class ResponseOrder {
         if (line !== undefined) {
           head.line = undefined;
           this.#budget?.remove(line.length);
-          this.#write(line, head.key);
+          this.#write(line, head.id);
         }
       }
       this.#slots.shift();

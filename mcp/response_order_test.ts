@@ -1,5 +1,6 @@
 import { strict as assert } from "node:assert";
 import { OutputBudget } from "./output_budget.ts";
+import { idKey } from "./jsonrpc.ts";
 import { ResponseOrder } from "./response_order.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -73,13 +74,13 @@ Deno.test("ResponseOrder: a cancelled request writes nothing, ready or not", () 
   const c = order.add("c");
   order.complete(b, "B-ready");
   assert.equal(budget.used, "B-ready".length);
-  assert.equal(order.cancel("b"), true);
+  assert.equal(order.cancel(idKey("b")), true);
   assert.equal(budget.used, 0);
-  assert.equal(order.cancel("c"), true);
+  assert.equal(order.cancel(idKey("c")), true);
   order.complete(a, "A");
   order.complete(c, "C-late");
   assert.deepEqual(out.written, ["A"]);
-  assert.equal(order.cancel("unknown"), false);
+  assert.equal(order.cancel(idKey("unknown")), false);
   order.close();
 });
 
@@ -88,7 +89,7 @@ Deno.test("ResponseOrder: release(key) lets later answers go at once", () => {
   const order = new ResponseOrder(out.write);
   const waiter = order.add("w");
   order.now("X", "x");
-  order.release("w");
+  order.release(idKey("w"));
   assert.deepEqual(out.written, ["X"]);
   order.complete(waiter, "W");
   assert.deepEqual(out.written, ["X", "W"]);

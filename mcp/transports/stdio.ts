@@ -22,7 +22,6 @@ import {
   describeError,
   encodeError,
   ErrorCode,
-  idKey,
   type IncomingMessage,
   type RequestMessage,
 } from "../jsonrpc.ts";
@@ -104,7 +103,7 @@ const DRAIN_TICK_MS = 100;
 const DEFAULT_DRAIN_TIMEOUT_MS = 5_000;
 
 /** Input read ahead (kept for later) while reading is paused. */
-const READ_AHEAD_BYTES = 1024 * 1024;
+const READ_AHEAD_BYTES = 256 * 1024;
 
 interface Waiting {
   readonly message: RequestMessage;
@@ -136,7 +135,7 @@ export async function serveStdio(
     options.outputBudgetChars ?? DEFAULT_OUTPUT_BUDGET_CHARS,
   );
   const writer = new MessageWriter(options.output ?? Deno.stdout, budget);
-  const order = new ResponseOrder((line, key) => writer.write(line, key), {
+  const order = new ResponseOrder((line, id) => writer.write(line, id), {
     budget,
     maxWaitMs: options.maxWaitMs,
     loading: loadingSettled,
@@ -238,18 +237,14 @@ export async function serveStdio(
     if (text.charCodeAt(0) <= 32 && text.trim().length === 0) return;
     const message = decode(text);
     if (message.kind === "request") {
-      const key = idKey(message.id);
       // Requests answered at once (ping) never queue behind slow ones.
       if (
         (waiting.size > 0 || running >= MAX_CONCURRENT_REQUESTS ||
           budget.over) && !server.answersAtOnce(message.method)
       ) {
-        const queued: Waiting = {
-          message,
-          key,
-          place: order.add(key),
-          cancelled: false,
-        };
+        const place = order.add(message.id);
+        const key = place.key;
+        const queued: Waiting = { message, key, place, cancelled: false };
         waiting.push(queued);
         waitingByKey.set(key, queued);
         pump();
@@ -257,14 +252,14 @@ export async function serveStdio(
       }
       const response = dispatch(message);
       if (response instanceof Promise) {
-        track(response, order.add(key), message);
-      } else order.now(response ?? internalError(message), key);
+        track(response, order.add(message.id), message);
+      } else order.now(response ?? internalError(message), message.id);
       return;
     }
     const response = dispatch(message);
     // Only invalid messages are answered, and at once; a notification's
     // handler never answers (the server ignores what it returns).
-    if (typeof response === "string") order.now(response, "");
+    if (typeof response === "string") order.now(response, undefined);
   };
 
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
@@ -286,7 +281,7 @@ export async function serveStdio(
             `the message is ${line.bytes} bytes long and the limit is ${maxLineBytes} bytes per line; send a smaller message (the server skipped this one).`,
           ),
         ),
-        "",
+        undefined,
       );
       return;
     }
@@ -308,7 +303,7 @@ export async function serveStdio(
             "the line is not valid UTF-8; send messages as UTF-8 JSON text.",
           ),
         ),
-        "",
+        undefined,
       );
       return;
     }
@@ -361,33 +356,42 @@ export async function serveStdio(
   const ahead = new Fifo<Uint8Array>();
   let aheadBytes = 0;
   let ended = false;
-  let readingAhead: Promise<void> | undefined;
-  const readAhead = (): Promise<void> =>
-    readingAhead ??= (async () => {
-      try {
-        while (!ended && !stopped && aheadBytes < READ_AHEAD_BYTES) {
-          const { value, done } = await reader.read();
-          if (done) ended = true;
-          else {
-            ahead.push(value);
-            aheadBytes += value.length;
-          }
-        }
-      } finally {
-        readingAhead = undefined;
+  let readError: unknown;
+  const inputEnded = Promise.withResolvers<false>();
+  const end = () => {
+    ended = true;
+    inputEnded.resolve(false);
+  };
+  let pendingRead: Promise<void> | undefined;
+  /** Read one chunk into `ahead` (or note the end); one read at a time. */
+  const readOne = (): Promise<void> =>
+    pendingRead ??= reader.read().then(({ value, done }) => {
+      if (done) end();
+      else {
+        ahead.push(value);
+        aheadBytes += value.length;
       }
-    })();
+    }, (error) => {
+      readError ??= error;
+      end();
+    }).finally(() => pendingRead = undefined);
   const nextChunk = async (): Promise<Uint8Array | undefined> => {
-    if (readingAhead) await readingAhead;
-    const chunk = ahead.shift();
-    if (chunk !== undefined) {
-      aheadBytes -= chunk.length;
-      return chunk;
+    for (;;) {
+      const chunk = ahead.shift();
+      if (chunk !== undefined) {
+        aheadBytes -= chunk.length;
+        return chunk;
+      }
+      if (readError !== undefined) throw readError;
+      if (ended) return undefined;
+      await readOne();
     }
-    if (ended) return undefined;
-    const { value, done } = await reader.read();
-    if (done) ended = true;
-    return value;
+  };
+  let paused = false;
+  const readAhead = async (): Promise<void> => {
+    while (paused && !ended && !stopped && aheadBytes < READ_AHEAD_BYTES) {
+      await readOne();
+    }
   };
   /** Set when the input ended and the client stopped reading for good. */
   let abandoned = false;
@@ -401,8 +405,13 @@ export async function serveStdio(
     let resumed = false;
     const resume = Promise.race([until, stopping.promise]).then(() => {
       resumed = true;
+      paused = false;
+      return true;
     });
-    readAhead().catch(() => {});
+    paused = true;
+    readAhead();
+    // Until the input ends, waiting is all there is to do.
+    if (await Promise.race([resume, inputEnded.promise])) return;
     let progress = writer.progress;
     let lastMove = performance.now();
     while (!resumed) {
@@ -414,8 +423,9 @@ export async function serveStdio(
       if (writer.progress !== progress) {
         progress = writer.progress;
         lastMove = now;
-      } else if (ended && now - lastMove >= drainTimeout) {
+      } else if (now - lastMove >= drainTimeout) {
         abandoned = true;
+        paused = false;
         return;
       }
     }
