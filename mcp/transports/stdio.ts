@@ -102,8 +102,14 @@ const DRAIN_TICK_MS = 100;
 /** Default of {@linkcode StdioOptions.drainTimeoutMs}. */
 const DEFAULT_DRAIN_TIMEOUT_MS = 5_000;
 
-/** Input read ahead (kept for later) while reading is paused. */
-const READ_AHEAD_BYTES = 256 * 1024;
+/**
+ * Input read ahead (kept for later) while reading is paused, to notice the
+ * end of input: about one chunk. More costs memory in every flood (chunks
+ * read early are held until their turn); a client that sends more than this
+ * beyond the pause and then never reads is waited for, as its input is
+ * still open as far as the server can tell.
+ */
+const READ_AHEAD_BYTES = 64 * 1024;
 
 interface Waiting {
   readonly message: RequestMessage;
@@ -337,13 +343,14 @@ export async function serveStdio(
   };
 
   const reader = input.getReader();
-  // Resolved when reading must stop: a stop signal, or a broken output.
-  const stopping = Promise.withResolvers<void>();
+  /** Set when reading must stop: a stop signal, or a broken output. */
   let stopped = false;
+  /** Wakes a pause early (a stop, or the end of input). */
+  let wake: (() => void) | undefined;
   const stop = () => {
     if (stopped) return;
     stopped = true;
-    stopping.resolve();
+    wake?.();
     reader.cancel().catch(() => {});
   };
   // Without stdout there is no one to answer: stop waiting for input.
@@ -357,10 +364,9 @@ export async function serveStdio(
   let aheadBytes = 0;
   let ended = false;
   let readError: unknown;
-  const inputEnded = Promise.withResolvers<false>();
   const end = () => {
     ended = true;
-    inputEnded.resolve(false);
+    wake?.();
   };
   let pendingRead: Promise<void> | undefined;
   /** Read one chunk into `ahead` (or note the end); one read at a time. */
@@ -402,33 +408,42 @@ export async function serveStdio(
    * for `drainTimeoutMs`.
    */
   const pause = async (until: Promise<void>): Promise<void> => {
+    // One promise per pause, woken by `until`, a stop or the end of input:
+    // racing the long-lived stop and end promises instead would leave a
+    // reaction on them per pause, thousands under a flood.
     let resumed = false;
-    const resume = Promise.race([until, stopping.promise]).then(() => {
+    const woken = Promise.withResolvers<void>();
+    const resume = until.then(() => {
       resumed = true;
-      paused = false;
-      return true;
+      woken.resolve();
     });
+    wake = woken.resolve;
+    if (ended) woken.resolve();
     paused = true;
     readAhead();
-    // Until the input ends, waiting is all there is to do.
-    if (await Promise.race([resume, inputEnded.promise])) return;
-    let progress = writer.progress;
-    let lastMove = performance.now();
-    while (!resumed) {
-      const tick = sleep(DRAIN_TICK_MS);
-      await Promise.race([resume, tick.promise]);
-      tick.cancel();
-      if (resumed) return;
-      const now = performance.now();
-      if (writer.progress !== progress) {
-        progress = writer.progress;
-        lastMove = now;
-      } else if (now - lastMove >= drainTimeout) {
-        abandoned = true;
-        paused = false;
-        return;
+    await woken.promise;
+    wake = undefined;
+    if (!resumed && !stopped) {
+      // The input ended while the client does not read: wait as long as
+      // the output moves.
+      let progress = writer.progress;
+      let lastMove = performance.now();
+      while (!resumed) {
+        const tick = sleep(DRAIN_TICK_MS);
+        await Promise.race([resume, tick.promise]);
+        tick.cancel();
+        if (resumed) break;
+        const now = performance.now();
+        if (writer.progress !== progress) {
+          progress = writer.progress;
+          lastMove = now;
+        } else if (now - lastMove >= drainTimeout) {
+          abandoned = true;
+          break;
+        }
       }
     }
+    paused = false;
   };
   try {
     while (!stopped && !abandoned) {
