@@ -411,6 +411,7 @@ export async function serveStdio(
     // One promise per pause, woken by `until`, a stop or the end of input:
     // racing the long-lived stop and end promises instead would leave a
     // reaction on them per pause, thousands under a flood.
+    if (stopped || abandoned) return;
     let resumed = false;
     const woken = Promise.withResolvers<void>();
     const resume = until.then(() => {
