@@ -105,7 +105,13 @@ async function main(args: string[]): Promise<number> {
       }
       const server = createShipcodeServer(command.config);
       const stop = new AbortController();
-      const onSignal = () => stop.abort();
+      // The first signal stops reading and gives work in flight a short
+      // grace period (serveStdio's stopGraceMs), even when the client no
+      // longer reads our output; a second one ends the process at once.
+      const onSignal = () => {
+        if (stop.signal.aborted) Deno.exit(1);
+        stop.abort();
+      };
       for (const signal of ["SIGINT", "SIGTERM"] as const) {
         try {
           Deno.addSignalListener(signal, onSignal);

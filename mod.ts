@@ -32,6 +32,7 @@ export {
   type Handler,
   type HandlerContext,
   type HandlerMap,
+  isNotificationMethod,
   LATEST_PROTOCOL_VERSION,
   lazyHandler,
   McpServer,
@@ -54,6 +55,7 @@ export {
 export {
   classify,
   decode,
+  describeError,
   type DroppedMessage,
   EMPTY_RESULT,
   encodeError,

@@ -4,18 +4,19 @@
  * @module
  */
 
-import { idKey, type RequestId } from "../mcp/jsonrpc.ts";
+import type { RequestId } from "../mcp/jsonrpc.ts";
 import type { Handler } from "../mcp/server.ts";
 
 /**
- * Abort the named request's handler; its response, if it still comes, is
- * not sent. Unknown or finished requests are ignored, as the spec asks.
+ * Abort the named request's handler and drop its answer: nothing is sent
+ * for it, whether it is queued, running, or finished but not yet written.
+ * Unknown or finished requests are ignored, as the specification asks.
  */
 export const cancelled: Handler = (params, { session }) => {
   const id = params.requestId;
   if (typeof id !== "string" && typeof id !== "number") return;
-  const request = session.inFlight.get(idKey(id as RequestId));
-  request?.abort(
+  session.cancel(
+    id as RequestId,
     typeof params.reason === "string"
       ? params.reason
       : "cancelled by the client",

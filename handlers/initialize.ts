@@ -5,7 +5,12 @@
  * @module
  */
 
-import { ErrorCode, type JsonObject, RpcError } from "../mcp/jsonrpc.ts";
+import {
+  describeError,
+  ErrorCode,
+  type JsonObject,
+  RpcError,
+} from "../mcp/jsonrpc.ts";
 import type { Handler } from "../mcp/server.ts";
 import type { ClientInfo } from "../mcp/session.ts";
 import { serverInfoForVersion } from "../mcp/protocol_versions.ts";
@@ -15,7 +20,10 @@ function isObject(value: unknown): value is JsonObject {
 }
 
 function invalid(detail: string): RpcError {
-  return new RpcError(ErrorCode.InvalidParams, "Invalid params", detail);
+  return new RpcError(
+    ErrorCode.InvalidParams,
+    describeError(ErrorCode.InvalidParams, detail),
+  );
 }
 
 /**
@@ -27,8 +35,10 @@ export const initialize: Handler = (params, { server, session }) => {
   if (session.state !== "new") {
     throw new RpcError(
       ErrorCode.InvalidRequest,
-      "Invalid Request",
-      "This session is already initialized; initialize may be sent only once.",
+      describeError(
+        ErrorCode.InvalidRequest,
+        "this session is already initialized; send initialize only once per connection.",
+      ),
     );
   }
   const requested = params.protocolVersion;

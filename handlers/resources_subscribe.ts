@@ -6,7 +6,12 @@
  * @module
  */
 
-import { EMPTY_RESULT, ErrorCode, RpcError } from "../mcp/jsonrpc.ts";
+import {
+  describeError,
+  EMPTY_RESULT,
+  ErrorCode,
+  RpcError,
+} from "../mcp/jsonrpc.ts";
 import { resourceNotFound, uriParam } from "../mcp/resource.ts";
 import type { Handler, McpServer } from "../mcp/server.ts";
 import { canSubscribe } from "../mcp/watch.ts";
@@ -15,8 +20,10 @@ function requireSubscribe(server: McpServer, method: string): void {
   if (!canSubscribe(server)) {
     throw new RpcError(
       ErrorCode.MethodNotFound,
-      "Method not found",
-      `This server does not offer "${method}": start it with --watch to subscribe to resource updates.`,
+      describeError(
+        ErrorCode.MethodNotFound,
+        `this server does not offer "${method}"; start it with --watch to subscribe to resource updates.`,
+      ),
     );
   }
 }

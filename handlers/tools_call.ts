@@ -10,7 +10,12 @@
  * @module
  */
 
-import { ErrorCode, type JsonObject, RpcError } from "../mcp/jsonrpc.ts";
+import {
+  describeError,
+  ErrorCode,
+  type JsonObject,
+  RpcError,
+} from "../mcp/jsonrpc.ts";
 import type { Handler, HandlerContext } from "../mcp/server.ts";
 import { formatFailures } from "../mcp/json_schema.ts";
 import { toolError } from "../mcp/content.ts";
@@ -23,8 +28,12 @@ import { type Tool, ToolFailure, type ToolResult } from "../mcp/tool.ts";
  */
 export const ARGUMENT_ERRORS_AS_RESULTS_SINCE = "2025-11-25";
 
-function invalidParams(detail: unknown): RpcError {
-  return new RpcError(ErrorCode.InvalidParams, "Invalid params", detail);
+function invalidParams(detail: string, data?: unknown): RpcError {
+  return new RpcError(
+    ErrorCode.InvalidParams,
+    describeError(ErrorCode.InvalidParams, detail),
+    data,
+  );
 }
 
 /** Handle `tools/call`. */
@@ -38,7 +47,13 @@ export const toolsCall: Handler = async (params, ctx) => {
   await ctx.server.ready();
   const tool = ctx.server.tools.get(name);
   if (tool === undefined) {
-    throw new RpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      `Unknown tool: ${
+        JSON.stringify(name.slice(0, 200))
+      }; call tools/list for the names of this server's tools.`,
+      { tool: name },
+    );
   }
   const args = params.arguments ?? {};
   if (typeof args !== "object" || args === null || Array.isArray(args)) {
@@ -56,7 +71,15 @@ export const toolsCall: Handler = async (params, ctx) => {
         }\nFix them to match the tool's inputSchema (see tools/list) and call again.`,
       );
     }
-    throw invalidParams({ tool: name, errors: failures });
+    // Clients show the message alone: it lists every failure; `data`
+    // keeps them structured for programs.
+    throw new RpcError(
+      ErrorCode.InvalidParams,
+      `Invalid arguments for tool ${name}: ${
+        formatFailures(failures).join("; ")
+      }. Fix them to match the tool's inputSchema (see tools/list) and call again.`,
+      { tool: name, errors: failures },
+    );
   }
   // Written for the newest version; trimmed to what the session speaks.
   return callResultForVersion(

@@ -51,9 +51,29 @@ const STANDARD_MESSAGES: Record<number, string> = {
 };
 
 /**
+ * The standard message of a JSON-RPC error code followed by `detail`, as
+ * in `Invalid params: "uri" must be a string`. Clients show an error's
+ * `message` and drop its `data`, so the message has to say what was wrong
+ * on its own; `data` only adds structure for programs.
+ *
+ * @example
+ * ```ts
+ * import { describeError, ErrorCode } from "./jsonrpc.ts";
+ * describeError(ErrorCode.MethodNotFound, 'this server has no method "x".');
+ * // 'Method not found: this server has no method "x".'
+ * ```
+ */
+export function describeError(code: number, detail: string): string {
+  const standard = STANDARD_MESSAGES[code];
+  return standard === undefined ? detail : `${standard}: ${detail}`;
+}
+
+/**
  * An error a handler throws to answer with a JSON-RPC error object.
  *
- * `message` is what the client sees; put specifics in `data`.
+ * `message` is what the client shows: it must say on its own what was
+ * wrong and what to do (see {@linkcode describeError}). `data` may add
+ * structured detail for programs.
  */
 export class RpcError extends Error {
   /** The JSON-RPC error code. */
@@ -318,7 +338,9 @@ export function decode(line: string): IncomingMessage {
     return invalid(
       null,
       ErrorCode.ParseError,
-      `The line is not valid JSON: ${(error as Error).message}`,
+      `the line is not valid JSON (${
+        (error as Error).message
+      }); send one JSON-RPC message per line.`,
     );
   }
   if (isObject(value) && "id" in value) {
@@ -353,8 +375,8 @@ export function classify(value: unknown, idSource?: string): IncomingMessage {
       null,
       ErrorCode.InvalidRequest,
       Array.isArray(value)
-        ? "Batches are not supported: MCP 2025-06-18 removed JSON-RPC batching; send one message per line."
-        : "A message must be a JSON object.",
+        ? "batches are not supported (MCP 2025-06-18 removed JSON-RPC batching); send one message per line."
+        : "a message must be a JSON object.",
     );
   }
   const hasId = "id" in value;
@@ -372,11 +394,15 @@ export function classify(value: unknown, idSource?: string): IncomingMessage {
     return invalid(
       id,
       ErrorCode.InvalidRequest,
-      'The "jsonrpc" member must be exactly "2.0".',
+      'the "jsonrpc" member must be exactly "2.0".',
     );
   }
   if (typeof value.method !== "string") {
-    return invalid(id, ErrorCode.InvalidRequest, '"method" must be a string.');
+    return invalid(
+      id,
+      ErrorCode.InvalidRequest,
+      '"method" must be a string naming the method to call.',
+    );
   }
   if (hasId && id === null) {
     return invalid(
@@ -409,7 +435,11 @@ function invalid(
   code: number,
   detail: string,
 ): InvalidMessage {
-  return { kind: "invalid", id, error: new RpcError(code, undefined, detail) };
+  return {
+    kind: "invalid",
+    id,
+    error: new RpcError(code, describeError(code, detail)),
+  };
 }
 
 /** A key that identifies a request id within a session (for maps). */
@@ -426,13 +456,29 @@ export function idKey(id: RequestId): string {
  */
 export const EMPTY_RESULT: Readonly<Record<string, never>> = Object.freeze({});
 
-/** Encode a success response. `result` must be JSON-serialisable. */
+/**
+ * Encode a success response. Throws a `TypeError` unless `result`
+ * serialises to a JSON object (every MCP result is one): `undefined`, a
+ * function or a bare value would otherwise make a line that is not valid
+ * JSON-RPC (`"result":undefined`), and a cycle or a BigInt throws anyway.
+ */
 export function encodeResult(id: RequestId, result: unknown): string {
+  let json: string | undefined;
+  if (result === EMPTY_RESULT) json = "{}";
+  else {
+    json = JSON.stringify(result) as string | undefined;
+    if (typeof json !== "string" || json.charCodeAt(0) !== 123 /* { */) {
+      throw new TypeError(
+        `A result must be a JSON object, not ${
+          json === undefined ? String(result) : json.slice(0, 40)
+        }`,
+      );
+    }
+  }
   // A numeric id is a safe integer, so String() writes what JSON would.
   return '{"jsonrpc":"2.0","id":' +
     (typeof id === "number" ? String(id) : JSON.stringify(id)) +
-    ',"result":' +
-    (result === EMPTY_RESULT ? "{}" : JSON.stringify(result)) + "}";
+    ',"result":' + json + "}";
 }
 
 /** Encode an error response; `data` is written only when defined. */

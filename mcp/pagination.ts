@@ -9,7 +9,7 @@
  * @module
  */
 
-import { ErrorCode, RpcError } from "./jsonrpc.ts";
+import { describeError, ErrorCode, RpcError } from "./jsonrpc.ts";
 
 const PREFIX = "sc1:";
 
@@ -28,8 +28,10 @@ export function encodeCursor(key: string): string {
 export function invalidCursor(): RpcError {
   return new RpcError(
     ErrorCode.InvalidParams,
-    "Invalid params",
-    'Invalid "cursor": pass back a nextCursor from this server unchanged, or omit it for the first page.',
+    describeError(
+      ErrorCode.InvalidParams,
+      'invalid "cursor"; pass back a nextCursor from this server unchanged, or omit it for the first page.',
+    ),
   );
 }
 

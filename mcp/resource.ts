@@ -7,7 +7,12 @@
  * @module
  */
 
-import { ErrorCode, type JsonObject, RpcError } from "./jsonrpc.ts";
+import {
+  describeError,
+  ErrorCode,
+  type JsonObject,
+  RpcError,
+} from "./jsonrpc.ts";
 
 /** Hints about a resource, as the MCP specification defines them. */
 export interface ResourceAnnotations {
@@ -139,9 +144,13 @@ export interface ResourceProvider {
 
 /** The -32002 error for a URI that names no (readable) resource. */
 export function resourceNotFound(uri: string): RpcError {
-  return new RpcError(ErrorCode.ResourceNotFound, "Resource not found", {
-    uri,
-  });
+  return new RpcError(
+    ErrorCode.ResourceNotFound,
+    `Resource not found: ${
+      uri.length > 200 ? uri.slice(0, 200) + "…" : uri
+    } names no resource this server can read; use a URI from resources/list or resources/templates/list.`,
+    { uri },
+  );
 }
 
 /**
@@ -153,24 +162,30 @@ export function uriParam(params: JsonObject): string {
   if (uri === undefined) {
     throw new RpcError(
       ErrorCode.InvalidParams,
-      "Invalid params",
-      'Missing "uri": pass the URI of a resource from resources/list, for example {"uri":"file:///path/to/file"}.',
+      describeError(
+        ErrorCode.InvalidParams,
+        'missing "uri"; pass the URI of a resource from resources/list, for example {"uri":"file:///path/to/file"}.',
+      ),
     );
   }
   if (typeof uri !== "string") {
     throw new RpcError(
       ErrorCode.InvalidParams,
-      "Invalid params",
-      '"uri" must be a string, the URI of a resource from resources/list.',
+      describeError(
+        ErrorCode.InvalidParams,
+        '"uri" must be a string, the URI of a resource from resources/list.',
+      ),
     );
   }
   if (!URL.canParse(uri)) {
     throw new RpcError(
       ErrorCode.InvalidParams,
-      "Invalid params",
-      `"uri" is not an absolute URI (RFC 3986): ${
-        JSON.stringify(uri.slice(0, 200))
-      }; use one from resources/list.`,
+      describeError(
+        ErrorCode.InvalidParams,
+        `"uri" is not an absolute URI (RFC 3986): ${
+          JSON.stringify(uri.slice(0, 200))
+        }; use one from resources/list.`,
+      ),
     );
   }
   return uri;

@@ -9,6 +9,7 @@
 import {
   classify,
   decode,
+  describeError,
   encodeError,
   encodeResult,
   ErrorCode,
@@ -18,6 +19,7 @@ import {
   type RequestId,
   RpcError,
 } from "./jsonrpc.ts";
+import { trackLoading } from "./loading.ts";
 import { type Logger, stderrLogger } from "./log.ts";
 import type { ResourceProvider } from "./resource.ts";
 import type { Session } from "./session.ts";
@@ -42,8 +44,10 @@ export interface HandlerContext {
 }
 
 /**
- * Handles one method. Returns the result object (or a promise of it), or
- * throws an {@linkcode RpcError}. For a notification the return is ignored.
+ * Handles one method. For a request it returns the result object (or a
+ * promise of it) or throws an {@linkcode RpcError}; returning anything that
+ * is not a JSON object is a bug, answered with -32603 and logged. For a
+ * notification the return is ignored.
  */
 export type Handler = (
   params: JsonObject,
@@ -65,13 +69,28 @@ export type Handler = (
 export function lazyHandler(load: () => Promise<Handler>): Handler {
   let loading: Promise<Handler> | undefined;
   return async (params, ctx) => {
-    loading ??= load();
+    if (loading === undefined) {
+      loading = trackLoading(load());
+      // A failed load is tried again on the next call.
+      loading.catch(() => loading = undefined);
+    }
     return await (await loading)(params, ctx);
   };
 }
 
-/** The method name → handler map a server dispatches through. */
+/**
+ * The method name → handler map a server dispatches through. A method named
+ * `notifications/…` is a notification: its handler runs only for messages
+ * without an `id`, and a request for it is -32601. Every other method is a
+ * request: its handler runs only for messages with an `id`, and a
+ * notification of it is ignored.
+ */
 export type HandlerMap = Readonly<Record<string, Handler>>;
+
+/** Whether `method` names a notification (MCP names them `notifications/…`). */
+export function isNotificationMethod(method: string): boolean {
+  return method.startsWith("notifications/");
+}
 
 /** The server's identity, as sent in `serverInfo`. */
 export interface ServerInfo {
@@ -189,6 +208,8 @@ class RequestContext implements HandlerContext {
 
 const EMPTY_PARAMS: JsonObject = Object.freeze({}) as JsonObject;
 
+const AsyncFunction = (async () => {}).constructor;
+
 /** What {@linkcode McpServer.dispatch} returns: an encoded response, or nothing. */
 export type DispatchResult = string | undefined | Promise<string | undefined>;
 
@@ -225,15 +246,22 @@ export class McpServer {
   /** The resource provider, if the server has resources (set by `setup`). */
   resources: ResourceProvider | undefined;
   readonly #setup: ((server: McpServer) => Promise<void>) | undefined;
-  // A Map looks methods up faster than the handler object, whose keys
-  // (with slashes) put it in dictionary mode.
-  readonly #handlers: Map<string, Handler>;
+  // Maps look methods up faster than the handler object, whose keys (with
+  // slashes) put it in dictionary mode. Requests and notifications live in
+  // separate maps, so a request can never reach a notification's handler
+  // (whose return value is not an answer).
+  readonly #requests = new Map<string, Handler>();
+  readonly #notifications = new Map<string, Handler>();
   #ready: Promise<void> | undefined;
 
   /** Make a server from its configuration. */
   constructor(options: McpServerOptions) {
     this.handlers = options.handlers;
-    this.#handlers = new Map(Object.entries(options.handlers));
+    for (const [method, handler] of Object.entries(options.handlers)) {
+      if (isNotificationMethod(method)) {
+        this.#notifications.set(method, handler);
+      } else this.#requests.set(method, handler);
+    }
     this.info = options.info ?? DEFAULT_SERVER_INFO;
     this.protocolVersions = options.protocolVersions ??
       [LATEST_PROTOCOL_VERSION];
@@ -257,10 +285,24 @@ export class McpServer {
   ready(): Promise<void> {
     if (this.#ready === undefined) {
       const setup = this.#setup;
-      this.#ready = setup === undefined ? Promise.resolve() : setup(this);
+      this.#ready = setup === undefined
+        ? Promise.resolve()
+        : trackLoading(setup(this));
       this.#ready.catch(() => this.#ready = undefined);
     }
     return this.#ready;
+  }
+
+  /**
+   * Whether a request for `method` is answered without waiting: its
+   * handler is a plain (not `async`) function, like `ping`'s, or there is
+   * none (-32601). A transport that limits how many requests run at once
+   * may let these through at any time, so they never queue behind slow
+   * ones.
+   */
+  answersAtOnce(method: string): boolean {
+    const handler = this.#requests.get(method);
+    return handler === undefined || !(handler instanceof AsyncFunction);
   }
 
   /**
@@ -302,7 +344,7 @@ export class McpServer {
         }
         return undefined;
       case "invalid":
-        this.logger.log("info", `invalid message: ${message.error.data}`);
+        this.logger.log("info", message.error.message);
         return encodeError(
           message.id,
           message.error.code,
@@ -321,13 +363,20 @@ export class McpServer {
     params: JsonObject | undefined,
     session: Session,
   ): DispatchResult {
-    const handler = this.#handlers.get(method);
+    const handler = this.#requests.get(method);
     if (handler === undefined) {
       return encodeError(
         id,
         ErrorCode.MethodNotFound,
-        "Method not found",
-        `This server has no method "${method}".`,
+        isNotificationMethod(method)
+          ? describeError(
+            ErrorCode.MethodNotFound,
+            `"${method}" is a notification, not a request; send it without an "id" (a notification gets no response).`,
+          )
+          : describeError(
+            ErrorCode.MethodNotFound,
+            `this server has no method "${method}" (names are case-sensitive).`,
+          ),
       );
     }
     const ctx = new RequestContext(this, session, id, params ?? EMPTY_PARAMS);
@@ -337,16 +386,40 @@ export class McpServer {
     } catch (error) {
       return this.#failure(id, method, error);
     }
-    if (!(result instanceof Promise)) return encodeResult(id, result);
+    if (!(result instanceof Promise)) return this.#success(id, method, result);
 
     const key = ctx.key as string;
     session.inFlight.set(key, ctx);
     return result.then(
-      (value) => ctx.aborted ? undefined : encodeResult(id, value),
+      (value) => ctx.aborted ? undefined : this.#success(id, method, value),
       (error) => ctx.aborted ? undefined : this.#failure(id, method, error),
     ).finally(() => {
       if (session.inFlight.get(key) === ctx) session.inFlight.delete(key);
     });
+  }
+
+  /**
+   * The encoded result, or -32603 when the handler's return cannot be one:
+   * no line that is not a valid JSON-RPC response ever leaves.
+   */
+  #success(id: RequestId, method: string, value: unknown): string {
+    try {
+      return encodeResult(id, value);
+    } catch (error) {
+      this.logger.log(
+        "error",
+        `handler for ${method} returned no valid result (a bug in the server):`,
+        error,
+      );
+      return encodeError(
+        id,
+        ErrorCode.InternalError,
+        describeError(
+          ErrorCode.InternalError,
+          `the server's handler for "${method}" produced no valid result (a bug in the server); its log (stderr) has the details.`,
+        ),
+      );
+    }
   }
 
   #notification(
@@ -354,7 +427,7 @@ export class McpServer {
     params: JsonObject | undefined,
     session: Session,
   ): void {
-    const handler = this.#handlers.get(method);
+    const handler = this.#notifications.get(method);
     if (handler === undefined) {
       this.logger.log("debug", `ignored notification ${method}`);
       return;
@@ -377,14 +450,23 @@ export class McpServer {
 
   #failure(id: RequestId, method: string, error: unknown): string {
     if (error instanceof RpcError) {
-      return encodeError(id, error.code, error.message, error.data);
+      try {
+        return encodeError(id, error.code, error.message, error.data);
+      } catch (encoding) {
+        // `data` that cannot be JSON (a cycle, a BigInt): the message
+        // says what was wrong on its own.
+        this.logger.log("error", `error data of ${method} failed:`, encoding);
+        return encodeError(id, error.code, String(error.message));
+      }
     }
     this.logger.log("error", `handler for ${method} threw:`, error);
     return encodeError(
       id,
       ErrorCode.InternalError,
-      "Internal error",
-      `The server failed while handling "${method}"; its log (stderr) has the details.`,
+      describeError(
+        ErrorCode.InternalError,
+        `the server failed while handling "${method}"; its log (stderr) has the details.`,
+      ),
     );
   }
 }

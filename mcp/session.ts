@@ -69,6 +69,12 @@ export class Session {
    * client, so a transport that orders responses stops waiting for it.
    */
   onWaitingForClient: ((key: string) => void) | undefined;
+  /**
+   * Called with a request's key when the client cancels it, so a transport
+   * can drop its answer wherever it waits (not started yet, held back for
+   * its turn, or queued for output): nothing is sent for it.
+   */
+  onCancelled: ((key: string) => void) | undefined;
 
   readonly #send: SendFn;
   readonly #pending = new Map<string, PendingRequest>();
@@ -124,6 +130,17 @@ export class Session {
       });
       this.#send(encodeRequest(id, method, params));
     });
+  }
+
+  /**
+   * The client cancelled request `id`: abort its handler if it runs, and
+   * let the transport drop its answer wherever it waits. Unknown or
+   * finished requests are ignored.
+   */
+  cancel(id: RequestId, reason: unknown): void {
+    const key = idKey(id);
+    this.inFlight.get(key)?.abort(reason);
+    this.onCancelled?.(key);
   }
 
   /**

@@ -117,7 +117,7 @@ Deno.test("decode: the classification table", () => {
   }
 });
 
-Deno.test("decode: errors carry the standard message and a detail in data", () => {
+Deno.test("decode: an error's message is the standard one followed by what was wrong", () => {
   const messages: Record<number, string> = {
     [-32700]: "Parse error",
     [-32600]: "Invalid Request",
@@ -127,8 +127,11 @@ Deno.test("decode: errors carry the standard message and a detail in data", () =
     const message = decode(line);
     if (message.kind !== "invalid") continue;
     assert.ok(message.error instanceof RpcError);
-    assert.equal(message.error.message, messages[message.error.code], line);
-    assert.equal(typeof message.error.data, "string", line);
+    // Clients show the message and drop data: it must say it all.
+    const standard = messages[message.error.code] + ": ";
+    assert.ok(message.error.message.startsWith(standard), line);
+    assert.ok(message.error.message.length > standard.length + 10, line);
+    assert.equal(message.error.data, undefined, line);
   }
 });
 
@@ -156,7 +159,7 @@ Deno.test("decode: the id of an invalid message is echoed exactly too", () => {
   if (message.kind !== "invalid") return;
   assert.equal(
     encodeError(message.id, message.error.code, message.error.message),
-    '{"jsonrpc":"2.0","id":"\\u00e9","error":{"code":-32600,"message":"Invalid Request"}}',
+    '{"jsonrpc":"2.0","id":"\\u00e9","error":{"code":-32600,"message":"Invalid Request: the \\"jsonrpc\\" member must be exactly \\"2.0\\"."}}',
   );
 });
 

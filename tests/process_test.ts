@@ -10,7 +10,11 @@ import { strict as assert } from "node:assert";
 import { handlers } from "../handlers/mod.ts";
 import type { JsonObject } from "../mcp/jsonrpc.ts";
 import { McpServer } from "../mcp/server.ts";
-import { serveStdio } from "../mcp/transports/stdio.ts";
+import {
+  MAX_CONCURRENT_REQUESTS,
+  serveStdio,
+  type StdioOptions,
+} from "../mcp/transports/stdio.ts";
 import {
   looksLikeJsonRpc,
   readAll,
@@ -171,7 +175,7 @@ for (const t of TARGETS) {
       decoder.decode(run.stdout),
       [
         pong("é😀"),
-        '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error","data":"The line is not valid UTF-8."}}',
+        '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not valid UTF-8; send messages as UTF-8 JSON text."}}',
         pong(2),
         pong("✓"),
       ].join("\n") + "\n",
@@ -190,7 +194,7 @@ for (const t of TARGETS) {
     assert.equal(run.code, 0);
     assert.equal(
       decoder.decode(run.stdout),
-      `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request","data":"The message is ${huge.length} bytes long; the limit is 8388608 bytes per line."}}\n` +
+      `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the message is ${huge.length} bytes long and the limit is 8388608 bytes per line; send a smaller message (the server skipped this one)."}}\n` +
         pong(2) + "\n",
     );
   });
@@ -267,7 +271,7 @@ Deno.test("serveStdio: a stop signal (SIGTERM in main.ts) also lets in-flight wo
   );
 });
 
-Deno.test("serveStdio: at most 64 handlers run at once; the rest wait in order and all are answered", async () => {
+Deno.test("serveStdio: at most MAX_CONCURRENT_REQUESTS handlers run at once; the rest wait in order and all are answered", async () => {
   let running = 0;
   let most = 0;
   const server = new McpServer({
@@ -298,9 +302,20 @@ Deno.test("serveStdio: at most 64 handlers run at once; the rest wait in order a
   const output = collectingOutput();
   const input = ReadableStream.from([encoder.encode(lines.join("\n") + "\n")]);
   await serveStdio(server, { input, output });
-  assert.equal(most, 64);
+  assert.equal(most, MAX_CONCURRENT_REQUESTS);
   assert.equal(output.text(), expected.join("\n") + "\n");
 });
+
+/** Padding that makes each flood line about 1 KiB. */
+const PAD = "x".repeat(1000);
+
+/**
+ * Reading stops once 4096 requests are held back, give or take what is
+ * read ahead (64 KiB, about 64 padded lines) to notice the end of input.
+ */
+function assertPausedAt(read: number): void {
+  assert.ok(read >= 4096 && read <= 4096 + 80, `read ${read} lines`);
+}
 
 /**
  * Feed `total` lines (`lineOf(n)` for n = 1…) through serveStdio, one per
@@ -312,6 +327,7 @@ async function gatedFlood(
   total: number,
   lineOf: (n: number) => string,
   result: JsonObject,
+  options: StdioOptions = {},
 ): Promise<{ readAtPause: number; outputAtPause: string; output: string }> {
   let open!: () => void;
   const gate = new Promise<void>((resolve) => open = resolve);
@@ -333,7 +349,7 @@ async function gatedFlood(
     },
   }, { highWaterMark: 0 });
   const output = collectingOutput();
-  const serving = serveStdio(server, { input, output });
+  const serving = serveStdio(server, { ...options, input, output });
   // Let the reader run until it stops by itself.
   let before = -1;
   while (before !== pulled) {
@@ -351,10 +367,11 @@ Deno.test("serveStdio: a flood of slow requests pauses reading at 4096 held back
   const total = 10_000;
   const run = await gatedFlood(
     total,
-    (id) => `{"jsonrpc":"2.0","id":${id},"method":"test/gated"}`,
+    (id) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"test/gated","params":{"pad":"${PAD}"}}`,
     {},
   );
-  assert.equal(run.readAtPause, 4096);
+  assertPausedAt(run.readAtPause);
   const expected = Array.from(
     { length: total },
     (_, i) => `{"jsonrpc":"2.0","id":${i + 1},"result":{}}\n`,
@@ -362,15 +379,18 @@ Deno.test("serveStdio: a flood of slow requests pauses reading at 4096 held back
   assert.equal(run.output, expected);
 });
 
-Deno.test("serveStdio: pings behind one slow request are held in order, reading pauses at 4096, and all come out", async () => {
+Deno.test("serveStdio: pings behind one slow request (no wait limit) are held in order, reading pauses at 4096, and all come out", async () => {
   const total = 20_000;
   const run = await gatedFlood(
     total,
     (id) =>
-      id === 1 ? '{"jsonrpc":"2.0","id":1,"method":"test/gated"}' : ping(id),
+      id === 1
+        ? '{"jsonrpc":"2.0","id":1,"method":"test/gated"}'
+        : `{"jsonrpc":"2.0","id":${id},"method":"ping","params":{"pad":"${PAD}"}}`,
     { slow: true },
+    { maxWaitMs: 600_000 },
   );
-  assert.equal(run.readAtPause, 4096);
+  assertPausedAt(run.readAtPause);
   assert.equal(run.outputAtPause, "");
   const expected = ['{"jsonrpc":"2.0","id":1,"result":{"slow":true}}'];
   for (let id = 2; id <= total; id++) expected.push(pong(id));

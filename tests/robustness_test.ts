@@ -338,7 +338,7 @@ Deno.test("robustness: a handler that throws gets -32603, the stack goes to the 
     );
     assert.equal(
       line,
-      `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error","data":"The server failed while handling \\"${method}\\"; its log (stderr) has the details."}}`,
+      `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error: the server failed while handling \\"${method}\\"; its log (stderr) has the details."}}`,
     );
   }
   const log = logger.lines.join("\n");

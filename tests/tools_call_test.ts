@@ -52,16 +52,24 @@ Deno.test("tools/call: protocol errors and version-dependent invalid arguments",
   const unknown = await callRaw(old.server, old.session, "nope", {});
   assert.deepEqual(unknown.error, {
     code: -32602,
-    message: "Unknown tool: nope",
+    message:
+      `Unknown tool: "nope"; call tools/list for the names of this server's tools.`,
+    data: { tool: "nope" },
   });
   const invalid = await callRaw(old.server, old.session, "read_file", {
     path: 3,
   });
   const error = invalid.error as {
     code: number;
+    message: string;
     data: { errors: { path: string }[] };
   };
   assert.equal(error.code, -32602);
+  // The message alone tells a client's user what to fix.
+  assert.match(
+    error.message,
+    /^Invalid arguments for tool read_file: arguments\/path: must be string\./,
+  );
   assert.deepEqual(error.data.errors.map((e) => e.path), ["/path"]);
   const notObject = await callRaw(
     old.server,

@@ -1,0 +1,144 @@
+import { strict as assert } from "node:assert";
+import { encodeResult, RpcError } from "./jsonrpc.ts";
+import type { Logger } from "./log.ts";
+import { type Handler, McpServer } from "./server.ts";
+import { Session } from "./session.ts";
+
+function memoryLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  return {
+    level: "debug",
+    lines,
+    log(level, message, detail) {
+      lines.push(`${level} ${message} ${detail ?? ""}`);
+    },
+  };
+}
+
+function serverWith(extra: Record<string, Handler>) {
+  const logger = memoryLogger();
+  let initialized = 0;
+  const server = new McpServer({
+    handlers: {
+      "ping": () => ({}),
+      "notifications/initialized": () => {
+        initialized++;
+      },
+      ...extra,
+    },
+    logger,
+  });
+  return { server, logger, initialized: () => initialized };
+}
+
+/** Every line the dispatcher produced must parse as a JSON-RPC response. */
+function parseResponse(line: string | undefined): Record<string, unknown> {
+  assert.equal(typeof line, "string");
+  const value = JSON.parse(line as string);
+  assert.equal(value.jsonrpc, "2.0");
+  assert.ok("result" in value !== "error" in value, line);
+  return value;
+}
+
+Deno.test("server: a request for a notification method is -32601 and says why", async () => {
+  const { server, initialized } = serverWith({});
+  const session = new Session(() => {});
+  for (
+    const method of [
+      "notifications/initialized",
+      "notifications/cancelled",
+      "notifications/anything/else",
+    ]
+  ) {
+    const response = parseResponse(
+      await server.handleLine(
+        `{"jsonrpc":"2.0","id":5,"method":"${method}"}`,
+        session,
+      ),
+    );
+    const error = response.error as { code: number; message: string };
+    assert.equal(error.code, -32601);
+    assert.match(error.message, /is a notification, not a request/);
+    assert.ok(error.message.includes(method));
+  }
+  // The notification's handler did not run for the request.
+  assert.equal(initialized(), 0);
+  await server.handleLine(
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+    session,
+  );
+  assert.equal(initialized(), 1);
+});
+
+Deno.test("server: a request method sent as a notification runs nothing", async () => {
+  let calls = 0;
+  const { server } = serverWith({ "test/count": () => ({ n: ++calls }) });
+  const session = new Session(() => {});
+  assert.equal(
+    await server.handleLine('{"jsonrpc":"2.0","method":"test/count"}', session),
+    undefined,
+  );
+  assert.equal(calls, 0);
+});
+
+Deno.test("server: a handler whose return is no JSON object gets -32603, logged", async () => {
+  const cycle: Record<string, unknown> = {};
+  cycle.self = cycle;
+  const returns: [string, unknown][] = [
+    ["undefined", undefined],
+    ["null", null],
+    ["a string", "text"],
+    ["a number", 7],
+    ["an array", [1]],
+    ["a function", () => {}],
+    ["a cycle", cycle],
+    ["a BigInt", { n: 1n }],
+  ];
+  for (const [what, value] of returns) {
+    for (const async of [false, true]) {
+      const { server, logger } = serverWith({
+        "test/bad": () => async ? Promise.resolve(value) : value,
+      });
+      const line = await server.handleLine(
+        '{"jsonrpc":"2.0","id":1,"method":"test/bad"}',
+        new Session(() => {}),
+      );
+      const error = parseResponse(line).error as {
+        code: number;
+        message: string;
+      };
+      assert.equal(error.code, -32603, `${what} (async: ${async})`);
+      assert.match(error.message, /^Internal error: .*"test\/bad".*log/);
+      assert.match(logger.lines.join("\n"), /test\/bad returned no valid/);
+    }
+  }
+});
+
+Deno.test("server: an RpcError whose data cannot be JSON still answers its message", async () => {
+  const { server, logger } = serverWith({
+    "test/bad-data": () => {
+      throw new RpcError(-32602, "Invalid params: x must be small", {
+        n: 1n,
+      });
+    },
+  });
+  const line = await server.handleLine(
+    '{"jsonrpc":"2.0","id":1,"method":"test/bad-data"}',
+    new Session(() => {}),
+  );
+  assert.equal(
+    line,
+    '{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Invalid params: x must be small"}}',
+  );
+  assert.match(logger.lines.join("\n"), /error data of test\/bad-data/);
+});
+
+Deno.test("encodeResult: refuses what would not be a JSON object", () => {
+  assert.equal(
+    encodeResult(1, { a: 1 }),
+    '{"jsonrpc":"2.0","id":1,"result":{"a":1}}',
+  );
+  for (const bad of [undefined, null, "x", 3, [], () => {}, Symbol("s")]) {
+    assert.throws(() => encodeResult(1, bad), TypeError);
+  }
+});

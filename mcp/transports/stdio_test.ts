@@ -1,0 +1,322 @@
+import { strict as assert } from "node:assert";
+import { handlers } from "../../handlers/mod.ts";
+import { type Handler, McpServer } from "../server.ts";
+import { MAX_CONCURRENT_REQUESTS, serveStdio } from "./stdio.ts";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function ping(id: number | string): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"ping"}`;
+}
+
+function cancel(id: number | string): string {
+  return `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${
+    JSON.stringify(id)
+  }}}`;
+}
+
+function call(id: number | string, method: string, params = {}): string {
+  return JSON.stringify({ jsonrpc: "2.0", id, method, params });
+}
+
+/** An input the test writes lines into, and ends. */
+function controlledInput() {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const stream = new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+    },
+  });
+  return {
+    stream,
+    send(...lines: string[]) {
+      controller.enqueue(encoder.encode(lines.join("\n") + "\n"));
+    },
+    end() {
+      controller.close();
+    },
+  };
+}
+
+/** An output that records each line with the time it was written. */
+function timedOutput() {
+  const lines: { line: string; at: number }[] = [];
+  let gate: PromiseWithResolvers<void> | undefined;
+  let partial = "";
+  return {
+    lines,
+    text: () => lines.map((l) => l.line + "\n").join(""),
+    block() {
+      gate = Promise.withResolvers<void>();
+    },
+    unblock() {
+      gate?.resolve();
+      gate = undefined;
+    },
+    async write(bytes: Uint8Array) {
+      if (gate) await gate.promise;
+      const at = performance.now();
+      const text = partial + decoder.decode(bytes);
+      const parts = text.split("\n");
+      partial = parts.pop()!;
+      for (const line of parts) lines.push({ line, at });
+      return bytes.length;
+    },
+  };
+}
+
+function serverWith(extra: Record<string, Handler>): McpServer {
+  return new McpServer({ handlers: { ...handlers, ...extra } });
+}
+
+Deno.test("serveStdio: pings sent during a slow request are each answered within 300 ms", async () => {
+  const server = serverWith({
+    "test/slow": async () => {
+      await sleep(2000);
+      return { slow: true };
+    },
+  });
+  const input = controlledInput();
+  const output = timedOutput();
+  const serving = serveStdio(server, { input: input.stream, output });
+  input.send(call("slow", "test/slow"));
+  const sent = new Map<string, number>();
+  for (let i = 0; i < 12; i++) {
+    await sleep(100);
+    sent.set(JSON.stringify(i), performance.now());
+    input.send(ping(i));
+  }
+  input.end();
+  await serving;
+  const waits = [];
+  for (const { line, at } of output.lines) {
+    const id = JSON.stringify(JSON.parse(line).id);
+    if (sent.has(id)) waits.push(at - sent.get(id)!);
+  }
+  assert.equal(waits.length, 12);
+  waits.sort((a, b) => a - b);
+  // The first ping waits out the 250 ms; later ones go at once. A loaded
+  // machine can delay timers: the median must hold, the worst gets room.
+  assert.ok(waits[6] < 300, `median wait ${waits[6]} ms`);
+  assert.ok(waits[11] < 1000, `worst wait ${waits[11]} ms`);
+  assert.equal(
+    output.lines.at(-1)!.line,
+    '{"jsonrpc":"2.0","id":"slow","result":{"slow":true}}',
+  );
+});
+
+Deno.test("serveStdio: quick answers keep request order", async () => {
+  const server = serverWith({
+    "test/quick": async (params) => {
+      await sleep(Number(params.ms));
+      return { ms: params.ms };
+    },
+  });
+  const input = controlledInput();
+  const output = timedOutput();
+  const serving = serveStdio(server, { input: input.stream, output });
+  input.send(
+    call(1, "test/quick", { ms: 60 }),
+    call(2, "test/quick", { ms: 1 }),
+    ping(3),
+  );
+  input.end();
+  await serving;
+  assert.deepEqual(output.lines.map((l) => JSON.parse(l.line).id), [1, 2, 3]);
+});
+
+Deno.test("serveStdio: a cancelled request sends nothing, at every stage", async () => {
+  let gate = Promise.withResolvers<void>();
+  let counted = 0;
+  const server = serverWith({
+    "test/gated": async () => {
+      await gate.promise;
+      return { gated: true };
+    },
+    // Ignores its signal on purpose: its late result must still be dropped.
+    "test/stubborn": async () => {
+      await sleep(50);
+      return { stubborn: true };
+    },
+    // async: a plain function would be answered at once, never queued.
+    "test/count": async () => {
+      await Promise.resolve();
+      return { count: ++counted };
+    },
+  });
+  const input = controlledInput();
+  const output = timedOutput();
+  const serving = serveStdio(server, {
+    input: input.stream,
+    output,
+    maxWaitMs: 60_000,
+  });
+  // 1. Running, then finishing after the cancel.
+  input.send(call("run", "test/stubborn"), cancel("run"));
+  // 2. Ready but held back behind a slower request.
+  input.send(call("slow", "test/gated"), call("held", "test/count"));
+  await sleep(20);
+  input.send(cancel("held"));
+  // 3. Never started: behind MAX_CONCURRENT_REQUESTS running ones.
+  const busy = [];
+  for (let i = 0; i < MAX_CONCURRENT_REQUESTS; i++) {
+    busy.push(call(`busy${i}`, "test/gated"));
+  }
+  input.send(...busy, call("queued", "test/count"));
+  await sleep(20);
+  input.send(cancel("queued"));
+  await sleep(100);
+  gate.resolve();
+  await sleep(20);
+  // 4. Answered, but queued for output while the client does not read.
+  gate = Promise.withResolvers<void>();
+  output.block();
+  input.send(ping("blocked-write"));
+  await sleep(20);
+  input.send(call("unwritten", "test/count"));
+  await sleep(20);
+  input.send(cancel("unwritten"));
+  await sleep(20);
+  output.unblock();
+  input.end();
+  await serving;
+  const ids = output.lines.map((l) => JSON.parse(l.line).id);
+  for (const id of ["run", "held", "queued", "unwritten"]) {
+    assert.ok(!ids.includes(id), `${id} was answered after its cancel`);
+  }
+  assert.equal(ids.length, 1 + MAX_CONCURRENT_REQUESTS + 1);
+  // The queued request never ran; "held" and "unwritten" did.
+  assert.equal(counted, 2);
+});
+
+Deno.test("serveStdio: big answers to a client that does not read stay within the output budget", async () => {
+  const answer = "x".repeat(256 * 1024);
+  let started = 0;
+  const server = serverWith({
+    "test/big": async () => {
+      started++;
+      await sleep(1);
+      return { text: answer };
+    },
+  });
+  const total = 2000;
+  const lines = [];
+  for (let i = 0; i < total; i++) lines.push(call(i, "test/big"));
+  const output = timedOutput();
+  output.block();
+  const budget = 4 * 1024 * 1024;
+  const serving = serveStdio(server, {
+    input: ReadableStream.from([encoder.encode(lines.join("\n") + "\n")]),
+    output,
+    outputBudgetChars: budget,
+  });
+  await sleep(500);
+  // Work stops once the budget is spent (plus what was running then).
+  const answersInBudget = Math.ceil(budget / answer.length);
+  assert.ok(
+    started <= answersInBudget + MAX_CONCURRENT_REQUESTS + 1,
+    `${started} handlers started while nothing was read`,
+  );
+  output.unblock();
+  await serving;
+  assert.equal(started, total);
+  assert.equal(output.lines.length, total);
+  for (const [i, { line }] of output.lines.entries()) {
+    const message = JSON.parse(line);
+    assert.equal(message.id, i);
+    assert.equal(message.result.text.length, answer.length);
+  }
+});
+
+Deno.test("serveStdio: a stop signal ends serving within the grace period while output is blocked", async () => {
+  const server = serverWith({});
+  const input = controlledInput();
+  const output = timedOutput();
+  output.block();
+  const stop = new AbortController();
+  const serving = serveStdio(server, {
+    input: input.stream,
+    output,
+    signal: stop.signal,
+    stopGraceMs: 200,
+  });
+  input.send(ping(1), ping(2));
+  await sleep(20);
+  const start = performance.now();
+  stop.abort();
+  await serving;
+  const took = performance.now() - start;
+  assert.ok(took < 2000, `took ${took} ms`);
+  output.unblock();
+});
+
+Deno.test("serveStdio: at end of input a client that never reads is given up on", async () => {
+  const server = serverWith({});
+  const input = controlledInput();
+  const output = timedOutput();
+  output.block();
+  const serving = serveStdio(server, {
+    input: input.stream,
+    output,
+    drainTimeoutMs: 200,
+  });
+  input.send(ping(1));
+  input.end();
+  const start = performance.now();
+  await serving;
+  const took = performance.now() - start;
+  assert.ok(took < 3000, `took ${took} ms`);
+  output.unblock();
+});
+
+Deno.test("serveStdio: a ping does not queue behind requests that fill every slot", async () => {
+  const gate = Promise.withResolvers<void>();
+  const server = serverWith({
+    "test/gated": async () => {
+      await gate.promise;
+      return {};
+    },
+  });
+  const input = controlledInput();
+  const output = timedOutput();
+  const serving = serveStdio(server, {
+    input: input.stream,
+    output,
+    maxWaitMs: 50,
+  });
+  const busy = [];
+  for (let i = 0; i < MAX_CONCURRENT_REQUESTS + 10; i++) {
+    busy.push(call(`busy${i}`, "test/gated"));
+  }
+  input.send(...busy, ping("p"));
+  const start = performance.now();
+  while (output.lines.length === 0 && performance.now() - start < 5000) {
+    await sleep(10);
+  }
+  assert.deepEqual(output.lines.map((l) => JSON.parse(l.line).id), ["p"]);
+  gate.resolve();
+  input.end();
+  await serving;
+  assert.equal(output.lines.length, MAX_CONCURRENT_REQUESTS + 11);
+});
+
+Deno.test("serveStdio: the end of input is seen while reading is paused for a client that never reads", async () => {
+  const server = serverWith({});
+  const output = timedOutput();
+  output.block();
+  let pings = "";
+  // Far more answers than the output high-water mark: reading pauses.
+  for (let id = 0; id < 5000; id++) pings += ping(id) + "\n";
+  const serving = serveStdio(server, {
+    input: ReadableStream.from([encoder.encode(pings)]),
+    output,
+    drainTimeoutMs: 200,
+  });
+  const start = performance.now();
+  await serving;
+  const took = performance.now() - start;
+  assert.ok(took < 3000, `took ${took} ms`);
+  output.unblock();
+});
