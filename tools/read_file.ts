@@ -62,6 +62,9 @@ function mediaKind(
 /** Files up to this size are read with one call; larger ones stream. */
 export const WHOLE_READ_BYTES = 4 * 1024 * 1024;
 
+// Bytes of a whole-read file decoded at a time.
+const WHOLE_SLICE_BYTES = 128 * 1024;
+
 /**
  * Splits decoded text into lines (without "\n" / "\r\n") across chunk
  * boundaries: a chunk at a time, so a file costs no promise per line.
@@ -134,11 +137,18 @@ async function* textChunks(
   signal: AbortSignal,
 ): AsyncGenerator<string> {
   const encoding = textEncodingOf(head);
+  const decoder = new TextDecoder(encoding);
   if (whole !== undefined) {
-    yield new TextDecoder(encoding).decode(whole);
+    // Decoded a slice at a time: a read that stops at its line limit early
+    // in a big file never decodes (or splits) the rest of it.
+    for (let at = 0; at < whole.length; at += WHOLE_SLICE_BYTES) {
+      yield decoder.decode(whole.subarray(at, at + WHOLE_SLICE_BYTES), {
+        stream: true,
+      });
+    }
+    yield decoder.decode();
     return;
   }
-  const decoder = new TextDecoder(encoding);
   for await (const chunk of file.chunks({ signal })) {
     yield decoder.decode(chunk, { stream: true });
   }

@@ -125,8 +125,10 @@ export class WorkspaceHandle implements Disposable {
       return { bytes: new Uint8Array(), truncated: true };
     }
     const limit = options.maxBytes + 1;
+    // Sized by the cap and the size seen when opened (plus one byte, to
+    // notice growth), so an ordinary file is read without regrowing.
     let buffer = new Uint8Array(
-      Math.max(1, Math.min(limit, this.info.size + 1, CHUNK_BYTES)),
+      Math.max(1, Math.min(limit, this.info.size + 1)),
     );
     let filled = 0;
     while (filled < limit) {
