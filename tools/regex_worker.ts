@@ -22,6 +22,8 @@
  * @module
  */
 
+import { trackLoading } from "../mcp/loading.ts";
+
 const WORKER_SOURCE = `
 self.onmessage = (event) => {
   const { id, source, flags, texts, limit, maxChars } = event.data;
@@ -92,6 +94,8 @@ interface Job {
 }
 
 let worker: Worker | undefined;
+// Ends the current worker's start-up (see startWorker).
+let booting: (() => void) | undefined;
 let workerUrl: string | undefined;
 let nextId = 0;
 let running: Job | undefined;
@@ -102,9 +106,16 @@ function startWorker(): Worker {
     new Blob([WORKER_SOURCE], { type: "application/javascript" }),
   );
   const w = new Worker(workerUrl, { type: "module" });
+  // A worker's start-up is code loading, which the transport does not count
+  // against a call's place in the order of answers: it lasts until the
+  // worker first answers or fails.
+  const booted = Promise.withResolvers<void>();
+  trackLoading(booted.promise);
+  booting = booted.resolve;
   w.onmessage = (
     event: MessageEvent<{ id: number; hits?: RegexHit[]; error?: string }>,
   ) => {
+    booted.resolve();
     const job = running;
     if (job === undefined || job.message.id !== event.data.id) return;
     finish(job);
@@ -116,6 +127,7 @@ function startWorker(): Worker {
     pump();
   };
   w.onerror = (event) => {
+    booted.resolve();
     event.preventDefault();
     // The job it was running is the one that broke it.
     if (running !== undefined) {
@@ -154,6 +166,7 @@ function pump(): void {
 function fail(job: Job, reason: Error): void {
   if (job === running) {
     finish(job);
+    booting?.();
     worker?.terminate();
     worker = undefined;
   } else {
@@ -172,6 +185,7 @@ function fail(job: Job, reason: Error): void {
 export function stopRegexWorker(
   reason: Error = new Error("regex worker stopped"),
 ): void {
+  booting?.();
   worker?.terminate();
   worker = undefined;
   const jobs = running === undefined ? [...queue] : [running, ...queue];
