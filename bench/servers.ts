@@ -111,13 +111,14 @@ async function prepareSdkForNode(): Promise<string | undefined> {
 export const SERVERS: readonly Server[] = [
   {
     name: "ours",
-    description: "shipcode-mcp: deno run --allow-read --no-prompt main.ts",
+    description: "shipcode-mcp: deno run <DENO_RUN_FLAGS> main.ts",
     prepare: () =>
       Promise.resolve({ ...serverCommand([], "source"), cwd: PROJECT_ROOT }),
   },
   {
     name: "bundle",
-    description: "shipcode-mcp bundle: deno run dist/shipcode-mcp.js",
+    description:
+      "shipcode-mcp bundle: deno run <DENO_RUN_FLAGS> dist/shipcode-mcp.js",
     prepare: async () =>
       await exists(`${PROJECT_ROOT}dist/shipcode-mcp.js`)
         ? { ...serverCommand([], "bundle"), cwd: PROJECT_ROOT }

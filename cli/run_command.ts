@@ -9,7 +9,18 @@
  * @module
  */
 
-import { V8_FLAGS_ARG } from "../tools/regex.ts";
+import { V8_REGEX_FLAGS } from "../tools/regex.ts";
+
+/**
+ * V8's young generation capped at 4 MiB a half: under a flood of large
+ * answers (2,000 reads of 1 MB files) the default let the young generation
+ * alone take a few hundred MB of RSS; at 4 MiB peak memory stays under
+ * 300 MB, and `deno task bench` shows no cost in speed.
+ */
+export const V8_MEMORY_FLAGS = "--max-semi-space-size=4";
+
+/** Every V8 flag the server runs with, as one `--v8-flags=…` argument. */
+export const V8_FLAGS_ARG = `--v8-flags=${V8_REGEX_FLAGS},${V8_MEMORY_FLAGS}`;
 
 /**
  * The flags of `deno run` that run the server from source or as the

@@ -11,8 +11,8 @@
  * @module
  */
 
-/** Default limit: 16 Mi characters, 16 to 32 MiB of strings. */
-export const DEFAULT_OUTPUT_BUDGET_CHARS = 16 * 1024 * 1024;
+/** Default limit: 8 Mi characters, 8 to 16 MiB of strings. */
+export const DEFAULT_OUTPUT_BUDGET_CHARS = 8 * 1024 * 1024;
 
 /** A shared count of unwritten output, with a limit and a way to wait for room. */
 export class OutputBudget {

@@ -28,7 +28,7 @@ import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { VERSION } from "../cli/help.ts";
-import { V8_FLAGS_ARG } from "../tools/regex.ts";
+import { V8_FLAGS_ARG } from "../cli/run_command.ts";
 
 /** The targets `--all` builds, as `deno compile --target` names them. */
 export const TARGETS = [

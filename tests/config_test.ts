@@ -17,7 +17,7 @@ import {
   unknownClientMessage,
 } from "../cli/config.ts";
 import { type Config, DEFAULTS } from "../cli/flags.ts";
-import { V8_FLAGS_ARG } from "../tools/regex.ts";
+import { V8_FLAGS_ARG } from "../cli/run_command.ts";
 
 const ROOT = "/home/ada/my project";
 const config: Config = { root: ROOT, ...DEFAULTS };

@@ -59,8 +59,13 @@ function mediaKind(
   return undefined;
 }
 
-/** Files up to this size are read with one call; larger ones stream. */
-export const WHOLE_READ_BYTES = 4 * 1024 * 1024;
+/**
+ * Files up to this size are read with one call; larger ones stream, so a
+ * read that stops at its line limit early in a big file never reads, holds
+ * or decodes the rest of it (memory under many concurrent reads of big
+ * files stays proportional to what is returned).
+ */
+export const WHOLE_READ_BYTES = 256 * 1024;
 
 // Bytes of a whole-read file decoded at a time.
 const WHOLE_SLICE_BYTES = 128 * 1024;

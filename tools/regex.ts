@@ -35,9 +35,6 @@ import { ToolFailure } from "../mcp/tool.ts";
 export const V8_REGEX_FLAGS =
   "--enable-experimental-regexp-engine-on-excessive-backtracks,--enable-experimental-regexp-engine";
 
-/** `--v8-flags=…` as one command-line argument. */
-export const V8_FLAGS_ARG = `--v8-flags=${V8_REGEX_FLAGS}`;
-
 /** Longest regular expression accepted, in characters. */
 export const MAX_REGEX_LENGTH = 4096;
 

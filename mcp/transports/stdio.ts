@@ -69,7 +69,7 @@ export interface StdioOptions {
   drainTimeoutMs?: number;
   /**
    * Characters of answers finished but not yet written above which no new
-   * request starts and reading pauses; default 16 Mi.
+   * request starts and reading pauses; default 8 Mi.
    */
   outputBudgetChars?: number;
   /** How long a ready answer may wait behind a slower one; default 200 ms. */
@@ -78,8 +78,13 @@ export interface StdioOptions {
   onSession?: (session: Session) => void;
 }
 
-/** Requests handled at once on one connection; more wait their turn. */
-export const MAX_CONCURRENT_REQUESTS = 16;
+/**
+ * Requests handled at once on one connection; more wait their turn. Eight
+ * keep file I/O overlapped; more only raise peak memory when every handler
+ * builds a large answer (16 peaked near 300 MB in `deno task bench`'s
+ * slow-reader flood, 8 at about 220 MB).
+ */
+export const MAX_CONCURRENT_REQUESTS = 8;
 
 /**
  * Places held in the order of answers (requests waiting or running, and
