@@ -30,6 +30,14 @@ export function isProtocolVersion(version: string): boolean {
   return PROTOCOL_VERSIONS.includes(version);
 }
 
+/**
+ * Whether a session of `version` may send JSON-RPC batches: 2025-03-26
+ * added them and 2025-06-18 removed them again.
+ */
+export function allowsBatches(version: string | undefined): boolean {
+  return version === "2025-03-26";
+}
+
 // Dates compare as strings. A version not known here (undefined before
 // initialize) gets the newest output.
 function before(version: string | undefined, since: string): boolean {

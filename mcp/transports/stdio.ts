@@ -18,6 +18,7 @@
  */
 
 import {
+  classify,
   decode,
   describeError,
   encodeError,
@@ -33,6 +34,7 @@ import {
   startsWithBom,
 } from "../line_stream.ts";
 import { Fifo } from "../fifo.ts";
+import { allowsBatches } from "../protocol_versions.ts";
 import { loadingSettled } from "../loading.ts";
 import { type ByteWriter, MessageWriter } from "../message_writer.ts";
 import { DEFAULT_OUTPUT_BUDGET_CHARS, OutputBudget } from "../output_budget.ts";
@@ -77,6 +79,9 @@ export interface StdioOptions {
   /** Called with the session once it exists (to attach watchers and such). */
   onSession?: (session: Session) => void;
 }
+
+/** Most messages one batch may carry (batches exist only in 2025-03-26). */
+export const MAX_BATCH_MESSAGES = 100;
 
 /**
  * Requests handled at once on one connection; more wait their turn. Eight
@@ -233,19 +238,81 @@ export async function serveStdio(
         server.logger.log("error", "dispatch failed:", error);
         order.complete(place, internalError(message));
       },
-    ).finally(() => {
-      running--;
-      finishedCount++;
-      pump();
-      if (running === 0 && waiting.size === 0 && allFinished !== undefined) {
-        allFinished.resolve();
-        allFinished = undefined;
+    ).finally(settled);
+  };
+
+  // One running handler (or batch) is done: start what waits.
+  const settled = (): void => {
+    running--;
+    finishedCount++;
+    pump();
+    if (running === 0 && waiting.size === 0 && allFinished !== undefined) {
+      allFinished.resolve();
+      allFinished = undefined;
+    }
+  };
+
+  // A batch (only where the session's version allows one): its members
+  // are handled together and answered in one array, in the place of the
+  // line that carried them; a batch of notifications is answered by
+  // nothing. Anything that is not a usable batch is decoded as one
+  // message, which answers it with the right error.
+  const onBatch = (text: string): boolean => {
+    let items: unknown;
+    try {
+      items = JSON.parse(text);
+    } catch {
+      return false;
+    }
+    if (!Array.isArray(items)) return false;
+    if (items.length === 0 || items.length > MAX_BATCH_MESSAGES) {
+      order.now(
+        encodeError(
+          null,
+          ErrorCode.InvalidRequest,
+          describeError(
+            ErrorCode.InvalidRequest,
+            items.length === 0
+              ? "the batch is empty; put at least one message in it."
+              : `a batch of ${items.length} messages is over the limit of ${MAX_BATCH_MESSAGES}; send smaller batches.`,
+          ),
+        ),
+        undefined,
+      );
+      return true;
+    }
+    const answers = items.map((item) => {
+      const message = classify(item);
+      const response = dispatch(message);
+      if (message.kind !== "request") {
+        return typeof response === "string" ? response : undefined;
       }
+      if (response instanceof Promise) {
+        return response.then(
+          (line) => line,
+          () => internalError(message),
+        );
+      }
+      return response ?? internalError(message);
     });
+    const place = order.add(undefined);
+    running++;
+    Promise.all(answers).then((lines) => {
+      const sent = lines.filter((line) => line !== undefined);
+      order.complete(
+        place,
+        sent.length === 0 ? undefined : `[${sent.join(",")}]`,
+      );
+    }).finally(settled);
+    return true;
   };
 
   const onText = (text: string): void => {
     if (text.charCodeAt(0) <= 32 && text.trim().length === 0) return;
+    if (
+      text.charCodeAt(0) === 91 /* [ */ &&
+      allowsBatches(session.protocolVersion) && onBatch(text)
+    ) return;
     const message = decode(text);
     if (message.kind === "request") {
       // Requests answered at once (ping) never queue behind slow ones.
