@@ -218,7 +218,7 @@ async function main(args: string[]): Promise<number> {
   const workloads = defaultWorkloads({
     startupRuns: positive(values.runs, 15, "runs"),
     pings: positive(values.pings, 100_000, "pings"),
-    pingRuns: positive(values["ping-runs"], 3, "ping-runs"),
+    pingRuns: positive(values["ping-runs"], 7, "ping-runs"),
     firstRuns: positive(values["first-runs"], 10, "first-runs"),
     ioRuns: positive(values["io-runs"], 3, "io-runs"),
     readFileCalls: positive(values.calls, 10_000, "calls"),
