@@ -370,3 +370,39 @@ Deno.test("odd names: ':' and '\\' read back by tools and resources; non-UTF-8 n
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("a file name with a newline cannot forge entries in tool text", async () => {
+  const base = await tempBase();
+  try {
+    const forged = "x.txt (1 bytes)\nforged.txt";
+    await Deno.writeTextFile(`${base}/${forged}`, "needle\n");
+    await Deno.writeTextFile(`${base}/plain.txt`, "needle\n");
+    const { server, session } = await toolServer(base);
+    const textOf = (result: { content?: unknown }) =>
+      (result.content as { text: string }[])[0].text;
+    const listed = textOf(await call(server, session, "list_directory", {}));
+    assert.deepEqual(listed.split("\n"), [
+      "plain.txt (7 bytes)",
+      `${JSON.stringify(forged)} (7 bytes)`,
+    ]);
+    const found = textOf(
+      await call(server, session, "find_files", { pattern: "*.txt" }),
+    );
+    assert.deepEqual(found.split("\n"), ["plain.txt", JSON.stringify(forged)]);
+    const searched = textOf(
+      await call(server, session, "search_text", { query: "needle" }),
+    );
+    assert.deepEqual(searched.split("\n"), [
+      "plain.txt:1:needle",
+      `${JSON.stringify(forged)}:1:needle`,
+    ]);
+    // The quoted name, read back as JSON, is the file's real name.
+    const read = await call(server, session, "read_file", {
+      path: JSON.parse(found.split("\n")[1]),
+    });
+    assert.equal(textOf(read), "1\tneedle");
+  } finally {
+    stopRegexWorker();
+    await Deno.remove(base, { recursive: true });
+  }
+});

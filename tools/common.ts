@@ -120,3 +120,19 @@ export function skippedNote(skips: WalkSkips): string | undefined {
     parts.join(", ")
   }).`;
 }
+
+// C0 controls, DEL and C1 controls, line and paragraph separators.
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/**
+ * A path as one line of tool text: as it is, unless it holds a control
+ * character (a newline in a file name would otherwise make one entry read
+ * as two, and could forge entries); then as a JSON string, quotes and
+ * escapes included, which a model reads back to the exact name.
+ */
+export function displayPath(path: string): string {
+  return CONTROL.test(path) || path.startsWith('"')
+    ? JSON.stringify(path)
+    : path;
+}

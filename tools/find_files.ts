@@ -9,6 +9,7 @@ import type { Tool } from "../mcp/tool.ts";
 import { textContent } from "../mcp/content.ts";
 import { walkSkips, type Workspace } from "../workspace/workspace.ts";
 import {
+  displayPath,
   GLOB_SYNTAX,
   globMatcher,
   Pacer,
@@ -84,7 +85,7 @@ export function findFilesTool(
           truncated = true;
           break;
         }
-        found.push(entry.relative);
+        found.push(displayPath(entry.relative));
       }
       const count = found.length;
       if (truncated) {

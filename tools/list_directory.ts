@@ -9,7 +9,13 @@
 import type { Tool } from "../mcp/tool.ts";
 import { textContent } from "../mcp/content.ts";
 import { walkSkips, type Workspace } from "../workspace/workspace.ts";
-import { Pacer, READ_ONLY, skippedNote, type ToolCaps } from "./common.ts";
+import {
+  displayPath,
+  Pacer,
+  READ_ONLY,
+  skippedNote,
+  type ToolCaps,
+} from "./common.ts";
 
 /** Make the `list_directory` tool over `ws`. */
 export function listDirectoryTool(
@@ -76,11 +82,11 @@ export function listDirectoryTool(
         }
         if (entry.isFile) {
           const size = entry.size ?? 0;
-          lines.push(`${entry.relative} (${size} bytes)`);
+          lines.push(`${displayPath(entry.relative)} (${size} bytes)`);
         } else if (entry.isDirectory) {
-          lines.push(`${entry.relative}/`);
+          lines.push(`${displayPath(entry.relative)}/`);
         } else {
-          lines.push(`${entry.relative} (other)`);
+          lines.push(`${displayPath(entry.relative)} (other)`);
         }
       }
       const count = lines.length;

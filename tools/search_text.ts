@@ -17,6 +17,7 @@ import {
   WorkspaceError,
 } from "../workspace/workspace.ts";
 import {
+  displayPath,
   GLOB_SYNTAX,
   globMatcher,
   Pacer,
@@ -319,7 +320,9 @@ export function searchTextTool(
       if (matches.length === 0) {
         notes.push(`No matches in ${plural(searched, "file", "files")}.`);
       }
-      const lines = matches.map((m) => `${m.path}:${m.line}:${m.text}`);
+      const lines = matches.map((m) =>
+        `${displayPath(m.path)}:${m.line}:${m.text}`
+      );
       if (notes.length > 0) lines.push(`[${notes.join(" ")}]`);
       return {
         content: [textContent(lines.join("\n"))],
