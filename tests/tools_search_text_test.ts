@@ -210,3 +210,30 @@ Deno.test("matchLines: a final newline ends the last line without adding an empt
     stopRegexWorker();
   }
 });
+
+Deno.test("search_text: a regex search whose matches come first stops early", async () => {
+  const root = await Deno.makeTempDir({ prefix: "search_early_" });
+  try {
+    const body = "filler line without the word\n".repeat(40);
+    for (let i = 0; i < 1000; i++) {
+      const name = `f${String(i).padStart(4, "0")}.txt`;
+      await Deno.writeTextFile(
+        `${root}/${name}`,
+        i === 0 ? `wanted here\n${body}` : body,
+      );
+    }
+    const { server, session } = await toolServer(root);
+    const result = await call(server, session, "search_text", {
+      query: "want(ed)?",
+      regex: true,
+      limit: 1,
+    });
+    assert.deepEqual(hitsOf(result), ["f0000.txt:1:wanted here"]);
+    const searched = result.structuredContent!.filesSearched as number;
+    // About 1 MB of files would be read before the first match was seen.
+    assert.ok(searched < 100, `files searched: ${searched}`);
+  } finally {
+    stopRegexWorker();
+    await Deno.remove(root, { recursive: true });
+  }
+});

@@ -38,6 +38,10 @@ export const MAX_LINE_CHARS = 400;
 // Files are handed to the regex worker in batches of about this many chars.
 const BATCH_CHARS = 1 << 20;
 
+// The first batch of a search, in chars; each next one doubles, up to
+// BATCH_CHARS.
+const FIRST_BATCH_CHARS = 32 * 1024;
+
 interface Match {
   path: string;
   line: number;
@@ -222,6 +226,9 @@ export function searchTextTool(
       const budget = new RegexBudget(REGEX_BUDGET_MS);
       let batch: { path: string; text: string }[] = [];
       let batchChars = 0;
+      // Small batches first, so a search whose matches come early stops
+      // early; larger ones later, for throughput.
+      let batchLimit = FIRST_BATCH_CHARS;
       const flush = async () => {
         if (regex === undefined || batch.length === 0) return;
         if (matches.length >= limit) return;
@@ -239,6 +246,7 @@ export function searchTextTool(
         }
         batch = [];
         batchChars = 0;
+        batchLimit = Math.min(batchLimit * 2, BATCH_CHARS);
       };
       try {
         for await (const file of files()) {
@@ -276,7 +284,7 @@ export function searchTextTool(
           if (regex !== undefined) {
             batch.push({ path: file.relative, text });
             batchChars += text.length;
-            if (batchChars >= BATCH_CHARS) await flush();
+            if (batchChars >= batchLimit) await flush();
           } else {
             const hits = await literalMatches(
               text,
