@@ -252,6 +252,17 @@ export async function serveStdio(
     }
   };
 
+  // An Invalid Request error for a line that carried no usable id.
+  const invalidRequest = (detail: string): void =>
+    order.now(
+      encodeError(
+        null,
+        ErrorCode.InvalidRequest,
+        describeError(ErrorCode.InvalidRequest, detail),
+      ),
+      undefined,
+    );
+
   // A batch (only where the session's version allows one): its members
   // are handled together and answered in one array, in the place of the
   // line that carried them; a batch of notifications is answered by
@@ -266,18 +277,10 @@ export async function serveStdio(
     }
     if (!Array.isArray(items)) return false;
     if (items.length === 0 || items.length > MAX_BATCH_MESSAGES) {
-      order.now(
-        encodeError(
-          null,
-          ErrorCode.InvalidRequest,
-          describeError(
-            ErrorCode.InvalidRequest,
-            items.length === 0
-              ? "the batch is empty; put at least one message in it."
-              : `a batch of ${items.length} messages is over the limit of ${MAX_BATCH_MESSAGES}; send smaller batches.`,
-          ),
-        ),
-        undefined,
+      invalidRequest(
+        items.length === 0
+          ? "the batch is empty; put at least one message in it."
+          : `a batch of ${items.length} messages is over the limit of ${MAX_BATCH_MESSAGES}; send smaller batches.`,
       );
       return true;
     }
@@ -350,16 +353,8 @@ export async function serveStdio(
     if (line instanceof OversizedLine) {
       first = false;
       server.logger.log("info", `skipped a line of ${line.bytes} bytes`);
-      order.now(
-        encodeError(
-          null,
-          ErrorCode.InvalidRequest,
-          describeError(
-            ErrorCode.InvalidRequest,
-            `the message is ${line.bytes} bytes long and the limit is ${maxLineBytes} bytes per line; send a smaller message (the server skipped this one).`,
-          ),
-        ),
-        undefined,
+      invalidRequest(
+        `the message is ${line.bytes} bytes long and the limit is ${maxLineBytes} bytes per line; send a smaller message (the server skipped this one).`,
       );
       return;
     }
