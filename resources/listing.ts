@@ -153,7 +153,13 @@ async function* entriesOf(
   signal: AbortSignal | undefined,
 ): AsyncGenerator<WalkEntry> {
   try {
-    yield* workspace.walk({ path: dir, maxDepth: 1, after, signal });
+    yield* workspace.walk({
+      path: dir,
+      maxDepth: 1,
+      after,
+      signal,
+      sizes: true,
+    });
   } catch (error) {
     if (error instanceof WorkspaceError) return;
     throw error;

@@ -112,6 +112,12 @@ export class WorkspaceResources implements ResourceProvider {
         accept: async (entry) => {
           const uri = this.uris.uriOf(entry.relative);
           if (this.uris.relativeOf(uri) !== entry.relative) return false;
+          // A plain file met by the walk has passed every rule a read
+          // applies (ignores, links, identity); its size came with it.
+          if (entry.isFile && entry.size !== undefined) {
+            sizes.set(entry.relative, entry.size);
+            return true;
+          }
           try {
             const resolved = await this.workspace.resolve(entry.relative);
             if (!resolved.info.isFile) return false;
