@@ -170,10 +170,13 @@ function join(segments: readonly string[]): string {
   return segments.join("/");
 }
 
-// Whether `entry`, met in a real directory, is a real directory itself (not
-// a link to one): the listing reaches every file through real directories
-// only, so links can make it neither loop, nor fan out, nor repeat a file.
-function isRealDirectory(
+/**
+ * Whether `entry`, met in a real directory, is a real directory itself (not
+ * a link to one). The listing reaches every file through real directories
+ * only, so links can make it neither loop, nor fan out, nor repeat a file;
+ * the watch watches real directories only.
+ */
+export function isRealDirectory(
   workspace: Workspace,
   entry: { relative: string; absolute: string; isDirectory: boolean },
 ): boolean {

@@ -10,6 +10,7 @@
 
 import type { ResourceChanges, ResourceWatch } from "../mcp/resource.ts";
 import type { Workspace } from "../workspace/workspace.ts";
+import { isRealDirectory } from "./listing.ts";
 import type { RootUri } from "./uri.ts";
 
 /** Timing of change reports. */
@@ -130,48 +131,22 @@ interface Seen {
 /** Directories watched at most; past this, deeper ones go unwatched. */
 export const MAX_WATCHED_DIRECTORIES = 50_000;
 
-// How long a listing of directories runs before it lets others work.
-const SLICE_MS = 10;
-
 /**
- * Every real directory inside the root that can be watched, root first:
- * symlinks are never followed (a link may lead out of the root), and `.git/`,
- * ignored directories, unreadable ones and names that are not valid UTF-8
- * (which cannot be named again) are left out. Yields to the event loop as it
- * goes, so a large tree does not hold up requests.
+ * Every real directory inside the root that can be watched, root first: the
+ * workspace's own walk, which never follows a link out of the root and
+ * leaves out `.git/`, ignored and unreadable directories and names that are
+ * not valid UTF-8 (which cannot be named again), and gives the event loop
+ * turns as it goes; links to directories inside the root are left out too,
+ * since the directories they name are watched under their real paths.
  */
 export async function watchableDirectories(
   workspace: Workspace,
   max = MAX_WATCHED_DIRECTORIES,
 ): Promise<string[]> {
-  const root = workspace.root;
-  const found = [root];
-  const queue: string[] = [""];
-  let sliceStart = performance.now();
-  for (let i = 0; i < queue.length && found.length < max; i++) {
-    const relative = queue[i];
-    const absolute = relative === ""
-      ? root
-      : `${root === "/" ? "" : root}/${relative}`;
-    let entries: Deno.DirEntry[];
-    try {
-      entries = [...Deno.readDirSync(absolute)];
-    } catch {
-      continue; // Unreadable or gone: nothing below it to watch.
-    }
-    for (const entry of entries) {
-      if (!entry.isDirectory || entry.name === ".git") continue;
-      if (entry.name.includes("\uFFFD")) continue;
-      const child = relative === "" ? entry.name : `${relative}/${entry.name}`;
-      if (await workspace.isIgnored(child, true)) continue;
-      queue.push(child);
-      found.push(`${absolute === "/" ? "" : absolute}/${entry.name}`);
-      if (found.length >= max) break;
-    }
-    if (performance.now() - sliceStart > SLICE_MS) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      sliceStart = performance.now();
-    }
+  const found = [workspace.root];
+  for await (const entry of workspace.walk()) {
+    if (found.length >= max) break;
+    if (isRealDirectory(workspace, entry)) found.push(entry.absolute);
   }
   return found;
 }
