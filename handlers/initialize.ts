@@ -8,16 +8,13 @@
 import {
   describeError,
   ErrorCode,
+  isObject,
   type JsonObject,
   RpcError,
 } from "../mcp/jsonrpc.ts";
 import type { Handler } from "../mcp/server.ts";
 import type { ClientInfo } from "../mcp/session.ts";
 import { serverInfoForVersion } from "../mcp/protocol_versions.ts";
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function invalid(detail: string): RpcError {
   return new RpcError(

@@ -320,7 +320,8 @@ function toRequestId(
   return null;
 }
 
-function isObject(value: unknown): value is JsonObject {
+/** Whether `value` is a JSON object (not null, not an array). */
+export function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

@@ -15,7 +15,7 @@
  * @module
  */
 
-import type { JsonObject } from "./jsonrpc.ts";
+import { isObject, type JsonObject } from "./jsonrpc.ts";
 
 /** Every protocol version this library can speak, oldest first. */
 export const PROTOCOL_VERSIONS: readonly string[] = [
@@ -42,10 +42,6 @@ export function allowsBatches(version: string | undefined): boolean {
 // initialize) gets the newest output.
 function before(version: string | undefined, since: string): boolean {
   return version !== undefined && version < since;
-}
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 // A copy of `object` without `keys`; the same object when none is present,

@@ -55,8 +55,10 @@ export async function updateGolden(
 
 if (import.meta.main) {
   const rewritten = await updateGolden(Deno.args);
-  for (const name of rewritten) console.log(`rewrote tests/golden/${name}.out`);
-  console.log(
+  for (const name of rewritten) {
+    console.error(`rewrote tests/golden/${name}.out`);
+  }
+  console.error(
     rewritten.length === 0
       ? "every golden .out file already matches the server"
       : "review the changes: git diff tests/golden/",
