@@ -67,9 +67,6 @@ function mediaKind(
  */
 export const WHOLE_READ_BYTES = 256 * 1024;
 
-// Bytes of a whole-read file decoded at a time.
-const WHOLE_SLICE_BYTES = 128 * 1024;
-
 /**
  * Splits decoded text into lines (without "\n" / "\r\n") across chunk
  * boundaries: a chunk at a time, so a file costs no promise per line.
@@ -144,14 +141,7 @@ async function* textChunks(
   const encoding = textEncodingOf(head);
   const decoder = new TextDecoder(encoding);
   if (whole !== undefined) {
-    // Decoded a slice at a time: a read that stops at its line limit early
-    // in a big file never decodes (or splits) the rest of it.
-    for (let at = 0; at < whole.length; at += WHOLE_SLICE_BYTES) {
-      yield decoder.decode(whole.subarray(at, at + WHOLE_SLICE_BYTES), {
-        stream: true,
-      });
-    }
-    yield decoder.decode();
+    yield decoder.decode(whole);
     return;
   }
   for await (const chunk of file.chunks({ signal })) {
