@@ -53,8 +53,12 @@ const PLACEHOLDERS: [string, string][] = [
   ["{{PROJECT_ROOT}}", REAL_ROOT],
 ];
 
-/** `bytes` with the placeholders filled in (non-UTF-8 input is left alone). */
-export function fill(bytes: Uint8Array): Uint8Array {
+// `bytes` as UTF-8 text changed by `change`; bytes that are not UTF-8 are
+// returned as they are.
+function mapText(
+  bytes: Uint8Array,
+  change: (text: string) => string,
+): Uint8Array {
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
@@ -62,22 +66,27 @@ export function fill(bytes: Uint8Array): Uint8Array {
   } catch {
     return bytes;
   }
-  if (!text.includes("{{")) return bytes;
-  for (const [name, value] of PLACEHOLDERS) text = text.replaceAll(name, value);
-  return new TextEncoder().encode(text);
+  return new TextEncoder().encode(change(text));
+}
+
+/** `bytes` with the placeholders filled in (non-UTF-8 input is left alone). */
+export function fill(bytes: Uint8Array): Uint8Array {
+  return mapText(bytes, (text) => {
+    for (const [name, value] of PLACEHOLDERS) {
+      text = text.replaceAll(name, value);
+    }
+    return text;
+  });
 }
 
 /** `bytes` with this machine's project path and URI turned back into placeholders. */
 export function unfill(bytes: Uint8Array): Uint8Array {
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
-      .decode(bytes);
-  } catch {
-    return bytes;
-  }
-  for (const [name, value] of PLACEHOLDERS) text = text.replaceAll(value, name);
-  return new TextEncoder().encode(text);
+  return mapText(bytes, (text) => {
+    for (const [name, value] of PLACEHOLDERS) {
+      text = text.replaceAll(value, name);
+    }
+    return text;
+  });
 }
 
 /** Every case in `dir` (a folder URL ending in `/`), sorted by name. */
