@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { Tool } from "../mcp/tool.ts";
-import type { Workspace } from "../workspace/workspace.ts";
+import { type Tool, ToolFailure } from "../mcp/tool.ts";
+import { type Workspace, WorkspaceError } from "../workspace/workspace.ts";
 import type { ToolCaps } from "./common.ts";
 import { fileInfoTool } from "./file_info.ts";
 import { findFilesTool } from "./find_files.ts";
@@ -24,5 +24,26 @@ export function workspaceTools(ws: Workspace, caps: ToolCaps): Tool[] {
     readFileTool(ws, caps),
     searchTextTool(ws, caps),
     fileInfoTool(ws),
-  ];
+  ].map(reportingWorkspaceErrors);
+}
+
+/**
+ * `tool`, with the workspace's refusals (a missing file, a path outside the
+ * root) turned into tool failures, whose message the model reads: the
+ * workspace knows nothing of MCP, so the translation happens here, once.
+ */
+function reportingWorkspaceErrors(tool: Tool): Tool {
+  return {
+    ...tool,
+    async run(args, ctx) {
+      try {
+        return await tool.run(args, ctx);
+      } catch (error) {
+        if (error instanceof WorkspaceError) {
+          throw new ToolFailure(error.message);
+        }
+        throw error;
+      }
+    },
+  };
 }

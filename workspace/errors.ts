@@ -4,8 +4,6 @@
  * @module
  */
 
-import { ToolFailure } from "../mcp/tool.ts";
-
 /** Why a path was refused. */
 export type WorkspaceErrorCode =
   | "invalid"
@@ -18,7 +16,7 @@ export type WorkspaceErrorCode =
   | "unreadable";
 
 /** A path the workspace refuses; `message` says what to do instead. */
-export class WorkspaceError extends ToolFailure {
+export class WorkspaceError extends Error {
   /** Why it was refused. */
   readonly code: WorkspaceErrorCode;
   /** The path as the client gave it. */
