@@ -13,7 +13,7 @@
  */
 
 import { type MemoryStatus, memoryStatus } from "./measure.ts";
-import type { CommandSpec } from "./process.ts";
+import { type CommandSpec, concat } from "./process.ts";
 import type { RunResult } from "./report.ts";
 import { HANDSHAKE } from "./workloads.ts";
 
@@ -195,19 +195,6 @@ export class LineReader {
     this.#length = 0;
     this.#onLine(line);
   }
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  if (chunks.length === 1) return chunks[0];
-  let length = 0;
-  for (const chunk of chunks) length += chunk.length;
-  const all = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, at);
-    at += chunk.length;
-  }
-  return all;
 }
 
 /** The `id` of a JSON-RPC response line from its first bytes, as text. */

@@ -181,7 +181,9 @@ export class ServerProcess {
   }
 }
 
-function concat(chunks: Uint8Array[]): Uint8Array {
+/** `chunks` joined into one array (the chunk itself when there is one). */
+export function concat(chunks: Uint8Array[]): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
   let length = 0;
   for (const chunk of chunks) length += chunk.length;
   const all = new Uint8Array(length);
