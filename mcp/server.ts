@@ -74,7 +74,9 @@ export function lazyHandler(load: () => Promise<Handler>): Handler {
       // A failed load is tried again on the next call.
       loading.catch(() => loading = undefined);
     }
-    return await (await loading)(params, ctx);
+    const handler = await loading;
+    await ctx.server.ready();
+    return await handler(params, ctx);
   };
 }
 
