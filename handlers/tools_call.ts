@@ -44,7 +44,6 @@ export const toolsCall: Handler = async (params, ctx) => {
       'tools/call needs "name", a string naming a tool from tools/list.',
     );
   }
-  await ctx.server.ready();
   const tool = ctx.server.tools.get(name);
   if (tool === undefined) {
     throw new RpcError(

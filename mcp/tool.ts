@@ -5,8 +5,8 @@
  */
 
 import type { JsonObject } from "./jsonrpc.ts";
-import type { HandlerContext } from "./server.ts";
 import type { SchemaCheck, SchemaFailure } from "./json_schema.ts";
+import type { Session } from "./session.ts";
 import { trackLoading } from "./loading.ts";
 
 // The validator module (and Ajv behind it) loads with the first check:
@@ -61,8 +61,28 @@ export interface ToolResult {
   [key: string]: unknown;
 }
 
-/** A tool: its definition, as listed, and the function that runs it. */
-export interface Tool {
+/** What a tool's `run` gets beside its arguments. */
+export interface ToolContext {
+  /** Aborted when the client cancels the call. */
+  readonly signal: AbortSignal;
+  /** The connection the call came on. */
+  readonly session: Session;
+  /** The `_meta` of the call's params, when sent. */
+  readonly meta: JsonObject | undefined;
+  /** Send a notification to this client. */
+  notify(method: string, params?: JsonObject): void;
+  /** Send a request to this client and wait for its result. */
+  request(method: string, params?: JsonObject): Promise<unknown>;
+}
+
+/**
+ * A tool: its definition, as listed, and the function that runs it.
+ * `Args` is the type of its arguments, which the server validates against
+ * `inputSchema` before calling `run`; {@linkcode defineTool} infers it from
+ * the schema. A registry holds tools of any `Args` as `Tool` (whose `run`
+ * takes a {@linkcode JsonObject}).
+ */
+export interface Tool<Args extends JsonObject = JsonObject> {
   /** Unique name the client calls it by. */
   name: string;
   /** Human-readable name. */
@@ -75,8 +95,110 @@ export interface Tool {
   outputSchema?: JsonObject;
   /** Behaviour hints. */
   annotations?: ToolAnnotations;
-  /** Run the tool with validated arguments. */
-  run(args: JsonObject, ctx: HandlerContext): ToolResult | Promise<ToolResult>;
+  /** Run the tool with arguments valid against `inputSchema`. */
+  run(args: Args, ctx: ToolContext): ToolResult | Promise<ToolResult>;
+}
+
+/** The JSON Schema of one argument, as far as its type is inferred. */
+export interface PropertySchema {
+  /** The JSON type; `integer` and `number` both give `number`. */
+  readonly type?:
+    | "string"
+    | "integer"
+    | "number"
+    | "boolean"
+    | "array"
+    | "object"
+    | "null";
+  /** The allowed values: their union is the argument's type. */
+  readonly enum?: readonly unknown[];
+  /** The schema of an array's items. */
+  readonly items?: PropertySchema;
+  /** Any other keyword (description, minimum, …). */
+  readonly [keyword: string]: unknown;
+}
+
+/** An object schema a tool's arguments are inferred from. */
+export interface ObjectSchema {
+  /** Tool arguments are always an object. */
+  readonly type: "object";
+  /** The named arguments. */
+  readonly properties?: { readonly [name: string]: PropertySchema };
+  /** The arguments that must be given; the others are optional. */
+  readonly required?: readonly string[];
+  /** Any other keyword (additionalProperties, …). */
+  readonly [keyword: string]: unknown;
+}
+
+/** The TypeScript type of a value valid against property schema `P`. */
+export type SchemaValue<P> = P extends { readonly enum: readonly (infer E)[] }
+  ? E
+  : P extends { readonly type: "string" } ? string
+  : P extends { readonly type: "integer" | "number" } ? number
+  : P extends { readonly type: "boolean" } ? boolean
+  : P extends { readonly type: "null" } ? null
+  : P extends { readonly type: "array"; readonly items: infer I }
+    ? SchemaValue<I>[]
+  : P extends { readonly type: "array" } ? unknown[]
+  : P extends { readonly type: "object" } ? JsonObject
+  : unknown;
+
+type RequiredNames<S> = S extends { readonly required: readonly (infer R)[] }
+  ? R
+  : never;
+
+/**
+ * The arguments object schema `S` describes: each property typed by
+ * {@linkcode SchemaValue}, those listed in `required` present, the others
+ * optional.
+ */
+export type SchemaArgs<S extends ObjectSchema> = S extends
+  { readonly properties: infer P } ?
+    & {
+      -readonly [K in keyof P as K extends RequiredNames<S> ? K : never]:
+        SchemaValue<P[K]>;
+    }
+    & {
+      -readonly [K in keyof P as K extends RequiredNames<S> ? never : K]?:
+        SchemaValue<P[K]>;
+    }
+  : JsonObject;
+
+/**
+ * A tool whose `run` gets arguments typed from its `inputSchema`, written
+ * as a literal: `{ type: "string" }` gives a string, `"integer"` and
+ * `"number"` a number, `enum` the union of its values, and a property not
+ * in `required` may be undefined. The server validates the arguments
+ * against the schema before `run` is called, so the types hold.
+ *
+ * @example
+ * ```ts
+ * import { defineTool } from "./tool.ts";
+ *
+ * const greet = defineTool({
+ *   name: "greet",
+ *   description: "Greet someone by name.",
+ *   inputSchema: {
+ *     type: "object",
+ *     properties: {
+ *       name: { type: "string" },
+ *       times: { type: "integer", minimum: 1 },
+ *     },
+ *     required: ["name"],
+ *   },
+ *   run: (args) => ({
+ *     content: [{
+ *       type: "text",
+ *       text: `Hello, ${args.name}! `.repeat(args.times ?? 1),
+ *     }],
+ *   }),
+ * });
+ * ```
+ */
+export function defineTool<const S extends ObjectSchema>(
+  tool: Tool<SchemaArgs<S>> & { inputSchema: S },
+): Tool<SchemaArgs<S>> {
+  return tool;
 }
 
 /** The wire form of a tool in `tools/list`: keys in the order clients expect. */
@@ -94,8 +216,7 @@ export function toolDefinition(tool: Tool): JsonObject {
 
 /**
  * The tools a server offers. Schemas are compiled once per tool, on first
- * use (the validator loads lazily, off the startup path); {@linkcode
- * ToolRegistry.prepare} compiles them all ahead of time.
+ * use (the validator loads lazily, off the start-up path).
  */
 export class ToolRegistry {
   readonly #tools = new Map<string, Tool>();
@@ -134,11 +255,6 @@ export class ToolRegistry {
     );
   }
 
-  /** How many tools there are. */
-  get size(): number {
-    return this.#tools.size;
-  }
-
   /** Check `args` against the tool's inputSchema; empty when valid. */
   async validateArguments(tool: Tool, args: unknown): Promise<SchemaFailure[]> {
     let check = this.#inputChecks.get(tool.name);
@@ -162,12 +278,5 @@ export class ToolRegistry {
       this.#outputChecks.set(tool.name, check);
     }
     return (await check)(value);
-  }
-
-  /** Compile every tool's input schema now (e.g. in the background). */
-  async prepare(): Promise<void> {
-    for (const tool of this.#tools.values()) {
-      await this.validateArguments(tool, {});
-    }
   }
 }

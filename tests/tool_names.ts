@@ -6,13 +6,14 @@
  * @module
  */
 
-import { DEFAULT_CAPS, workspaceTools } from "../tools/mod.ts";
+import { workspaceTools } from "../tools/mod.ts";
 import { Workspace } from "../workspace/workspace.ts";
 import { PROJECT_ROOT } from "./server_command.ts";
+import { TEST_CAPS } from "./tools_harness.ts";
 
 /** Every workspace tool's name, in `tools/list` order (sorted by name). */
 export async function workspaceToolNames(): Promise<string[]> {
   const workspace = await Workspace.open(PROJECT_ROOT);
-  return workspaceTools(workspace, DEFAULT_CAPS).map((tool) => tool.name)
+  return workspaceTools(workspace, TEST_CAPS).map((tool) => tool.name)
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }

@@ -11,8 +11,16 @@ import { handlers } from "../handlers/mod.ts";
 import type { JsonObject } from "../mcp/jsonrpc.ts";
 import { McpServer } from "../mcp/server.ts";
 import { Session } from "../mcp/session.ts";
-import { DEFAULT_CAPS, type ToolCaps, workspaceTools } from "../tools/mod.ts";
+import { type ToolCaps, workspaceTools } from "../tools/mod.ts";
 import { Workspace } from "../workspace/workspace.ts";
+
+/** The caps tools get in tests unless a test sets its own: the flags' defaults. */
+export const TEST_CAPS: ToolCaps = {
+  maxEntries: 1000,
+  maxMatches: 200,
+  maxReadBytes: 1024 * 1024,
+  maxDepth: 8,
+};
 
 /** A server over `root` and a session that finished initialize. */
 export async function toolServer(
@@ -30,7 +38,7 @@ export async function toolServer(
     handlers,
     protocolVersions: ["2025-11-25", "2025-06-18"],
   });
-  for (const tool of workspaceTools(ws, { ...DEFAULT_CAPS, ...options.caps })) {
+  for (const tool of workspaceTools(ws, { ...TEST_CAPS, ...options.caps })) {
     server.tools.register(tool);
   }
   const session = new Session(() => {});

@@ -5,7 +5,6 @@
  * @module
  */
 
-import { DEFAULTS } from "../cli/flags.ts";
 import type { ToolAnnotations } from "../mcp/tool.ts";
 import type { WalkSkips } from "../workspace/workspace.ts";
 
@@ -20,14 +19,6 @@ export interface ToolCaps {
   /** Deepest level `list_directory` descends to. */
   maxDepth: number;
 }
-
-/** Default caps: the defaults of the flags that set them. */
-export const DEFAULT_CAPS: ToolCaps = {
-  maxEntries: DEFAULTS.maxEntries,
-  maxMatches: DEFAULTS.maxMatches,
-  maxReadBytes: DEFAULTS.maxReadBytes,
-  maxDepth: DEFAULTS.maxDepth,
-};
 
 /** Every workspace tool only reads, repeatably, inside the root. */
 export const READ_ONLY: ToolAnnotations = {

@@ -6,13 +6,16 @@
  */
 
 import type { JsonObject } from "../mcp/jsonrpc.ts";
-import type { Tool } from "../mcp/tool.ts";
+import { defineTool, type Tool } from "../mcp/tool.ts";
 import { structuredResult } from "../mcp/content.ts";
-import { isProbablyText, textEncodingOf } from "../workspace/content.ts";
+import {
+  isProbablyText,
+  SNIFF_BYTES,
+  textEncodingOf,
+} from "../workspace/content.ts";
 import type { Workspace, WorkspaceHandle } from "../workspace/workspace.ts";
 import { mimeTypeOf } from "../workspace/mime_lazy.ts";
 import { READ_ONLY } from "./common.ts";
-import { sniff } from "./read_file.ts";
 
 /** Count lines by newline bytes: a last line without "\n" counts too. */
 async function countLines(
@@ -45,7 +48,7 @@ async function countLines(
 
 /** Make the `file_info` tool over `ws`. */
 export function fileInfoTool(ws: Workspace): Tool {
-  return {
+  return defineTool({
     name: "file_info",
     title: "File info",
     description:
@@ -76,7 +79,7 @@ export function fileInfoTool(ws: Workspace): Tool {
     },
     annotations: READ_ONLY,
     async run(args, ctx) {
-      using target = await ws.open(args.path as string);
+      using target = await ws.open(args.path);
       const info = target.info;
       const data: JsonObject = {
         path: target.relative,
@@ -88,7 +91,7 @@ export function fileInfoTool(ws: Workspace): Tool {
       if (info.isFile) {
         const mimeType = await mimeTypeOf(target.relative);
         if (mimeType !== undefined) data.mimeType = mimeType;
-        const head = sniff(target);
+        const head = target.head(SNIFF_BYTES);
         data.isText = isProbablyText(head);
         if (data.isText) {
           data.lines = await countLines(
@@ -100,5 +103,5 @@ export function fileInfoTool(ws: Workspace): Tool {
       }
       return structuredResult(data);
     },
-  };
+  });
 }

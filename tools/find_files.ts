@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Tool } from "../mcp/tool.ts";
+import { defineTool, type Tool } from "../mcp/tool.ts";
 import { textContent } from "../mcp/content.ts";
 import { walkSkips, type Workspace } from "../workspace/workspace.ts";
 import {
@@ -24,7 +24,7 @@ export function findFilesTool(
   ws: Workspace,
   caps: Pick<ToolCaps, "maxEntries">,
 ): Tool {
-  return {
+  return defineTool({
     name: "find_files",
     title: "Find files",
     description:
@@ -63,12 +63,8 @@ export function findFilesTool(
     },
     annotations: READ_ONLY,
     async run(args, ctx) {
-      const pattern = args.pattern as string;
-      const path = (args.path as string | undefined) ?? "";
-      const limit = Math.min(
-        (args.limit as number | undefined) ?? caps.maxEntries,
-        caps.maxEntries,
-      );
+      const { pattern, path = "" } = args;
+      const limit = Math.min(args.limit ?? caps.maxEntries, caps.maxEntries);
       // A pattern is refused (GlobError: a message for the model) before
       // any work is done.
       const matches = globMatcher(pattern, (await ws.resolve(path)).relative);
@@ -104,5 +100,5 @@ export function findFilesTool(
         structuredContent: { pattern, count, truncated },
       };
     },
-  };
+  });
 }

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Tool } from "../mcp/tool.ts";
+import { defineTool, type Tool } from "../mcp/tool.ts";
 import { textContent } from "../mcp/content.ts";
 import { walkSkips, type Workspace } from "../workspace/workspace.ts";
 import {
@@ -22,7 +22,7 @@ export function listDirectoryTool(
   ws: Workspace,
   caps: Pick<ToolCaps, "maxEntries" | "maxDepth">,
 ): Tool {
-  return {
+  return defineTool({
     name: "list_directory",
     title: "List directory",
     description:
@@ -54,8 +54,8 @@ export function listDirectoryTool(
     },
     annotations: READ_ONLY,
     async run(args, ctx) {
-      const path = (args.path as string | undefined) ?? "";
-      const asked = (args.depth as number | undefined) ?? 1;
+      const path = args.path ?? "";
+      const asked = args.depth ?? 1;
       const depth = Math.min(asked, caps.maxDepth);
       const start = await ws.resolve(path);
       const lines: string[] = [];
@@ -105,5 +105,5 @@ export function listDirectoryTool(
         structuredContent: { path: start.relative, count, truncated },
       };
     },
-  };
+  });
 }

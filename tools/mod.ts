@@ -14,7 +14,7 @@ import { listDirectoryTool } from "./list_directory.ts";
 import { readFileTool } from "./read_file.ts";
 import { searchTextTool } from "./search_text.ts";
 
-export { DEFAULT_CAPS, type ToolCaps } from "./common.ts";
+export type { ToolCaps } from "./common.ts";
 
 /** Every workspace tool over `ws`, with the given caps. */
 export function workspaceTools(ws: Workspace, caps: ToolCaps): Tool[] {

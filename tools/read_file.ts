@@ -9,28 +9,24 @@
  */
 
 import type { JsonObject } from "../mcp/jsonrpc.ts";
-import type { ContentBlock, Tool } from "../mcp/tool.ts";
+import { type ContentBlock, defineTool, type Tool } from "../mcp/tool.ts";
 import {
   audioContent,
   imageContent,
   textContent,
   toolError,
 } from "../mcp/content.ts";
-import { isProbablyText, textEncodingOf } from "../workspace/content.ts";
+import {
+  isProbablyText,
+  SNIFF_BYTES,
+  textEncodingOf,
+} from "../workspace/content.ts";
 import type { Workspace, WorkspaceHandle } from "../workspace/workspace.ts";
 import { mimeTypeOf } from "../workspace/mime_lazy.ts";
 import { Pacer, plural, READ_ONLY, type ToolCaps } from "./common.ts";
 
 /** Lines returned when the call gives no `limit`. */
 export const DEFAULT_LINE_LIMIT = 2000;
-
-/** Bytes sniffed to tell text from binary. */
-export const SNIFF_BYTES = 8192;
-
-/** The first `SNIFF_BYTES` of an open file. */
-export function sniff(file: WorkspaceHandle): Uint8Array {
-  return file.head(SNIFF_BYTES);
-}
 
 /**
  * `lines` numbered from `first`, like `cat -n`: each number right-aligned
@@ -155,7 +151,7 @@ export function readFileTool(
   ws: Workspace,
   caps: Pick<ToolCaps, "maxReadBytes">,
 ): Tool {
-  return {
+  return defineTool({
     name: "read_file",
     title: "Read file",
     description:
@@ -201,9 +197,7 @@ export function readFileTool(
     },
     annotations: READ_ONLY,
     async run(args, ctx) {
-      const path = args.path as string;
-      const offset = (args.offset as number | undefined) ?? 1;
-      const limit = (args.limit as number | undefined) ?? DEFAULT_LINE_LIMIT;
+      const { path, offset = 1, limit = DEFAULT_LINE_LIMIT } = args;
       using file = await ws.open(path);
       if (file.info.isDirectory) {
         return toolError(
@@ -251,7 +245,7 @@ export function readFileTool(
         ? await file.read({ maxBytes: WHOLE_READ_BYTES, signal: ctx.signal })
         : undefined;
       const whole = read?.truncated ? undefined : read?.bytes;
-      const head = whole?.subarray(0, SNIFF_BYTES) ?? sniff(file);
+      const head = whole?.subarray(0, SNIFF_BYTES) ?? file.head(SNIFF_BYTES);
       if (!isProbablyText(head)) {
         const type = mimeType ?? "application/octet-stream";
         return {
@@ -351,5 +345,5 @@ export function readFileTool(
       }
       return { content: [textContent(text)], structuredContent: data };
     },
-  };
+  });
 }

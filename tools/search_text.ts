@@ -6,9 +6,13 @@
  * @module
  */
 
-import type { Tool } from "../mcp/tool.ts";
+import { defineTool, type Tool } from "../mcp/tool.ts";
 import { textContent, toolError } from "../mcp/content.ts";
-import { decodeText, isProbablyText } from "../workspace/content.ts";
+import {
+  decodeText,
+  isProbablyText,
+  SNIFF_BYTES,
+} from "../workspace/content.ts";
 import {
   type ReadResult,
   type WalkEntry,
@@ -89,9 +93,9 @@ async function literalMatches(
     }
     const end = haystack.indexOf("\n", lineStart);
     const lineEnd = end === -1 ? haystack.length : end;
-    const raw = sameShape
+    const raw = lines === undefined
       ? text.slice(lineStart, lineEnd)
-      : (lines as string[])[lineNumber - 1] ?? "";
+      : lines[lineNumber - 1] ?? "";
     hits.push([lineNumber, raw.endsWith("\r") ? raw.slice(0, -1) : raw]);
     from = lineEnd + 1;
     if (end === -1) break;
@@ -105,7 +109,7 @@ export function searchTextTool(
   ws: Workspace,
   caps: Pick<ToolCaps, "maxMatches" | "maxReadBytes">,
 ): Tool {
-  return {
+  return defineTool({
     name: "search_text",
     title: "Search text",
     description:
@@ -167,22 +171,22 @@ export function searchTextTool(
     },
     annotations: READ_ONLY,
     async run(args, ctx) {
-      const query = args.query as string;
-      const useRegex = (args.regex as boolean | undefined) ?? false;
-      const caseSensitive = (args.caseSensitive as boolean | undefined) ?? true;
-      const path = (args.path as string | undefined) ?? "";
-      const limit = Math.min(
-        (args.limit as number | undefined) ?? caps.maxMatches,
-        caps.maxMatches,
-      );
+      const {
+        query,
+        regex: useRegex = false,
+        caseSensitive = true,
+        path = "",
+        glob,
+      } = args;
+      const limit = Math.min(args.limit ?? caps.maxMatches, caps.maxMatches);
       // Checked before anything is shared with other calls: a bad regex
       // fails its own call alone (RegexError is a message for the model).
       const regex: SearchRegex | undefined = useRegex
         ? prepareRegex(query, caseSensitive)
         : undefined;
       const start = await ws.resolve(path);
-      const inGlob = args.glob === undefined ? () => true : globMatcher(
-        args.glob as string,
+      const inGlob = glob === undefined ? () => true : globMatcher(
+        glob,
         start.info.isDirectory ? start.relative : "",
       );
 
@@ -275,7 +279,7 @@ export function searchTextTool(
             continue;
           }
           const bytes = read.bytes;
-          if (!isProbablyText(bytes.subarray(0, 8192))) {
+          if (!isProbablyText(bytes.subarray(0, SNIFF_BYTES))) {
             skipped++;
             continue;
           }
@@ -343,5 +347,5 @@ export function searchTextTool(
         },
       };
     },
-  };
+  });
 }

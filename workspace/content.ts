@@ -4,6 +4,13 @@
  * @module
  */
 
+/**
+ * How many leading bytes of a file {@linkcode isProbablyText} is given to
+ * tell text from binary: enough for any real text format to show itself,
+ * little enough to read for every file a search walks past.
+ */
+export const SNIFF_BYTES = 8192;
+
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
 function validUtf8(bytes: Uint8Array): boolean {
@@ -26,10 +33,9 @@ function validUtf8(bytes: Uint8Array): boolean {
 export function isProbablyText(bytes: Uint8Array): boolean {
   if (bytes.length >= 2) {
     const [a, b] = bytes;
-    // UTF-16 LE / BE byte-order marks: NULs are expected there.
-    if ((a === 0xff && b === 0xfe) || (a === 0xfe && b === 0xff)) {
-      return bytes.length % 2 === 0 || bytes.length > 2;
-    }
+    // UTF-16 LE / BE byte-order marks: NULs are expected there, and an
+    // odd length proves nothing, as a first part may end mid code unit.
+    if ((a === 0xff && b === 0xfe) || (a === 0xfe && b === 0xff)) return true;
   }
   if (bytes.includes(0)) return false;
   return validUtf8(bytes);
