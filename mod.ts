@@ -85,8 +85,15 @@ export {
 } from "./mcp/line_stream.ts";
 export {
   type ContentBlock,
+  defineTool,
+  type ObjectSchema,
+  type PropertySchema,
+  type RequiredNames,
+  type SchemaArgs,
+  type SchemaValue,
   type Tool,
   type ToolAnnotations,
+  type ToolContext,
   toolDefinition,
   ToolFailure,
   ToolRegistry,
@@ -94,7 +101,6 @@ export {
 } from "./mcp/tool.ts";
 export {
   audioContent,
-  embeddedResource,
   imageContent,
   resourceLink,
   structuredResult,

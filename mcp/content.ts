@@ -43,19 +43,6 @@ export function resourceLink(
   return block;
 }
 
-/** A resource embedded in the result: text, or base64 `blob`. */
-export function embeddedResource(
-  resource:
-    & { uri: string; mimeType?: string }
-    & ({ text: string } | { blob: string }),
-): ContentBlock {
-  const inner: JsonObject = { uri: resource.uri };
-  if (resource.mimeType !== undefined) inner.mimeType = resource.mimeType;
-  if ("text" in resource) inner.text = resource.text;
-  else inner.blob = resource.blob;
-  return { type: "resource", resource: inner };
-}
-
 /** A successful result with structured data, also given as JSON text. */
 export function structuredResult(
   data: JsonObject,

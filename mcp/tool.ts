@@ -143,8 +143,9 @@ export type SchemaValue<P> = P extends { readonly enum: readonly (infer E)[] }
   : P extends { readonly type: "object" } ? JsonObject
   : unknown;
 
-type RequiredNames<S> = S extends { readonly required: readonly (infer R)[] }
-  ? R
+/** The names schema `S` lists in `required`, as a union. */
+export type RequiredNames<S> = S extends
+  { readonly required: readonly (infer R)[] } ? R
   : never;
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Content blocks in the shapes and key orders of the MCP 2025-06-18
- * schema (TextContent, ImageContent, AudioContent, ResourceLink,
- * EmbeddedResource), compared as JSON text.
+ * schema (TextContent, ImageContent, AudioContent, ResourceLink), compared
+ * as JSON text.
  *
  * @module
  */
@@ -9,7 +9,6 @@
 import { strictEqual } from "node:assert/strict";
 import {
   audioContent,
-  embeddedResource,
   imageContent,
   resourceLink,
   structuredResult,
@@ -46,23 +45,6 @@ Deno.test("content: resource_link with and without its optional fields", () => {
       uri: "file:///r/a.ts",
     })),
     '{"type":"resource_link","uri":"file:///r/a.ts","name":"a.ts","title":"A","description":"line 2","mimeType":"text/x-typescript","size":3}',
-  );
-});
-
-Deno.test("content: embedded resource, text or blob", () => {
-  strictEqual(
-    json(embeddedResource({ uri: "file:///r/a.txt", text: "x" })),
-    '{"type":"resource","resource":{"uri":"file:///r/a.txt","text":"x"}}',
-  );
-  strictEqual(
-    json(
-      embeddedResource({
-        blob: "AAE=",
-        mimeType: "application/octet-stream",
-        uri: "file:///r/b.bin",
-      }),
-    ),
-    '{"type":"resource","resource":{"uri":"file:///r/b.bin","mimeType":"application/octet-stream","blob":"AAE="}}',
   );
 });
 

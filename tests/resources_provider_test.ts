@@ -419,34 +419,3 @@ Deno.test("templates: one RFC 6570 template under the root, no fixed mimeType", 
     await Deno.remove(root, { recursive: true });
   }
 });
-
-Deno.test("resourceLink: the same URI as resources/list, keys in wire order", async () => {
-  const { resourceLink } = await import("../resources/link.ts");
-  const root = await tree({ "x y/é.md": "# é" });
-  try {
-    const p = await provider(root);
-    const listed = (await p.list(undefined, 10, NEVER)).resources[0];
-    const link = await resourceLink(p.workspace, "x y/é.md", {
-      description: "line 1",
-      size: 4,
-    });
-    assert.deepEqual(link, {
-      type: "resource_link",
-      uri: listed.uri,
-      name: "x y/é.md",
-      description: "line 1",
-      mimeType: "text/markdown",
-      size: 4,
-    });
-    assert.deepEqual(Object.keys(link), [
-      "type",
-      "uri",
-      "name",
-      "description",
-      "mimeType",
-      "size",
-    ]);
-  } finally {
-    await Deno.remove(root, { recursive: true });
-  }
-});
