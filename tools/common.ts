@@ -1,6 +1,7 @@
 /**
- * What the workspace tools share: their caps, annotations, glob matching
- * and the pacing that keeps long calls cancellable.
+ * What the workspace tools share: their caps, annotations, the pacing that
+ * keeps long calls cancellable, and how their text shows counts, paths and
+ * what a walk left out.
  *
  * @module
  */
@@ -26,8 +27,6 @@ export const READ_ONLY: ToolAnnotations = {
   idempotentHint: true,
   openWorldHint: false,
 };
-
-export { GLOB_SYNTAX, globMatcher } from "./glob.ts";
 
 /**
  * Most time a tool's loop runs before it yields to the event loop, in

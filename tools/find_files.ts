@@ -10,14 +10,12 @@ import { textContent } from "../mcp/content.ts";
 import { walkSkips, type Workspace } from "../workspace/workspace.ts";
 import {
   displayPath,
-  GLOB_SYNTAX,
-  globMatcher,
   Pacer,
   READ_ONLY,
   skippedNote,
   type ToolCaps,
 } from "./common.ts";
-import { MAX_GLOB_LENGTH } from "./glob.ts";
+import { GLOB_SYNTAX, globMatcher, MAX_GLOB_LENGTH } from "./glob.ts";
 
 /** Make the `find_files` tool over `ws`. */
 export function findFilesTool(

@@ -22,14 +22,13 @@ import {
 } from "../workspace/workspace.ts";
 import {
   displayPath,
-  GLOB_SYNTAX,
-  globMatcher,
   Pacer,
   plural,
   READ_ONLY,
   skippedNote,
   type ToolCaps,
 } from "./common.ts";
+import { GLOB_SYNTAX, globMatcher } from "./glob.ts";
 import { MAX_REGEX_LENGTH, prepareRegex, type SearchRegex } from "./regex.ts";
 import { matchLines, RegexBudget, RegexTimeoutError } from "./regex_worker.ts";
 
