@@ -13,6 +13,7 @@
 import {
   describeError,
   ErrorCode,
+  isObject,
   type JsonObject,
   RpcError,
 } from "../mcp/jsonrpc.ts";
@@ -55,7 +56,7 @@ export const toolsCall: Handler = async (params, ctx) => {
     );
   }
   const args = params.arguments ?? {};
-  if (typeof args !== "object" || args === null || Array.isArray(args)) {
+  if (!isObject(args)) {
     throw invalidParams(
       '"arguments" must be an object of named arguments (or omitted).',
     );
@@ -82,7 +83,7 @@ export const toolsCall: Handler = async (params, ctx) => {
   }
   // Written for the newest version; trimmed to what the session speaks.
   return callResultForVersion(
-    await run(tool, args as JsonObject, ctx),
+    await run(tool, args, ctx),
     ctx.session.protocolVersion,
   );
 };
