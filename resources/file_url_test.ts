@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { pathToFileURL } from "node:url";
-import { pathToFileHref } from "../resources/file_url.ts";
+import { pathToFileHref } from "./file_url.ts";
 
 // The reference: what the server produced before it stopped importing
 // node:url (and what Node produces).

@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import { mimeTypeOf } from "../workspace/mime.ts";
+import { mimeTypeOf } from "./mime.ts";
 
 Deno.test("mimeTypeOf: common types, as this server has always named them", () => {
   const expected: Record<string, string | undefined> = {

@@ -13,7 +13,7 @@ import {
   DEFAULTS,
   parseFlags,
   UsageError,
-} from "../cli/flags.ts";
+} from "./flags.ts";
 
 function config(command: Command) {
   if (command.kind !== "serve" && command.kind !== "config") {

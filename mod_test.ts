@@ -8,10 +8,10 @@
  */
 
 import { strict as assert } from "node:assert";
-import { handlers } from "../handlers/mod.ts";
-import type { JsonObject } from "../mcp/jsonrpc.ts";
-import { McpServer } from "../mcp/server.ts";
-import { Session } from "../mcp/session.ts";
+import { handlers } from "./handlers/mod.ts";
+import type { JsonObject } from "./mcp/jsonrpc.ts";
+import { McpServer } from "./mcp/server.ts";
+import { Session } from "./mcp/session.ts";
 
 function exampleServer(): McpServer {
   const server = new McpServer({

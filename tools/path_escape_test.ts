@@ -5,9 +5,9 @@
  */
 
 import assert from "node:assert/strict";
-import { makeTempWorkspace, SECRET } from "./tools_fixture.ts";
-import { callRaw, toolServer } from "./tools_harness.ts";
-import { stopRegexWorker } from "../tools/regex_worker.ts";
+import { makeTempWorkspace, SECRET } from "../tests/tools_fixture.ts";
+import { callRaw, toolServer } from "../tests/tools_harness.ts";
+import { stopRegexWorker } from "./regex_worker.ts";
 
 function hostilePaths(base: string, root: string): string[] {
   return [

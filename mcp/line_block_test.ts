@@ -8,7 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import { type Line, LineSplitter, OversizedLine } from "../mcp/line_stream.ts";
+import { type Line, LineSplitter, OversizedLine } from "./line_stream.ts";
 
 const decoder = new TextDecoder();
 

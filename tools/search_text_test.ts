@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
-import { makeTempWorkspace } from "./tools_fixture.ts";
-import { call, textOf, toolServer } from "./tools_harness.ts";
+import { makeTempWorkspace } from "../tests/tools_fixture.ts";
+import { call, textOf, toolServer } from "../tests/tools_harness.ts";
 import {
   matchLines,
   RegexBudget,
   RegexTimeoutError,
   stopRegexWorker,
-} from "../tools/regex_worker.ts";
-import { linearEngineAvailable } from "../tools/regex.ts";
+} from "./regex_worker.ts";
+import { linearEngineAvailable } from "./regex.ts";
 import type { JsonObject } from "../mcp/jsonrpc.ts";
 
 /** The path:line:text lines of a search_text answer, without its notes. */

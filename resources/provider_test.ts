@@ -2,8 +2,8 @@ import { strict as assert } from "node:assert";
 import { Buffer } from "node:buffer";
 import { RpcError } from "../mcp/jsonrpc.ts";
 import type { Resource, ResourceContents } from "../mcp/resource.ts";
-import { keyPosition, listFiles, rankedFiles } from "../resources/listing.ts";
-import { WorkspaceResources } from "../resources/provider.ts";
+import { keyPosition, listFiles, rankedFiles } from "./listing.ts";
+import { WorkspaceResources } from "./provider.ts";
 import { Workspace } from "../workspace/workspace.ts";
 
 const NEVER = new AbortController().signal;
@@ -421,7 +421,7 @@ Deno.test("templates: one RFC 6570 template under the root, no fixed mimeType", 
 });
 
 Deno.test("resourceLink: the same URI as resources/list, keys in wire order", async () => {
-  const { resourceLink } = await import("../resources/link.ts");
+  const { resourceLink } = await import("./link.ts");
   const root = await tree({ "x y/é.md": "# é" });
   try {
     const p = await provider(root);

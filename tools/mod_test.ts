@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { makeTempWorkspace } from "./tools_fixture.ts";
-import { call, callRaw, textOf, toolServer } from "./tools_harness.ts";
-import { workspaceToolNames } from "./tool_names.ts";
+import { makeTempWorkspace } from "../tests/tools_fixture.ts";
+import { call, callRaw, textOf, toolServer } from "../tests/tools_harness.ts";
+import { workspaceToolNames } from "../tests/tool_names.ts";
 
 Deno.test("tools/list: sorted by name, keys in order, paginated with a keyset cursor", async () => {
   await using tmp = await makeTempWorkspace();

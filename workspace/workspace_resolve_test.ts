@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { Workspace, WorkspaceError } from "../workspace/workspace.ts";
-import { isProbablyText } from "../workspace/content.ts";
-import { mimeTypeOf } from "../workspace/mime.ts";
-import { makeTempWorkspace } from "./tools_fixture.ts";
+import { Workspace, WorkspaceError } from "./workspace.ts";
+import { isProbablyText } from "./content.ts";
+import { mimeTypeOf } from "./mime.ts";
+import { makeTempWorkspace } from "../tests/tools_fixture.ts";
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   try {

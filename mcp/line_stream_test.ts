@@ -6,7 +6,7 @@ import {
   LineStream,
   OversizedLine,
   startsWithBom,
-} from "../mcp/line_stream.ts";
+} from "./line_stream.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -15,7 +15,7 @@ import {
   structuredResult,
   textContent,
   toolError,
-} from "../mcp/content.ts";
+} from "./content.ts";
 
 const json = (value: unknown) => JSON.stringify(value);
 

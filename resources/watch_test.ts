@@ -4,8 +4,8 @@ import { McpServer } from "../mcp/server.ts";
 import { Session } from "../mcp/session.ts";
 import { watchResources } from "../mcp/watch.ts";
 import { handlers } from "../handlers/mod.ts";
-import { classify, Debouncer, watchWorkspace } from "../resources/watch.ts";
-import { RootUri } from "../resources/uri.ts";
+import { classify, Debouncer, watchWorkspace } from "./watch.ts";
+import { RootUri } from "./uri.ts";
 import { Workspace } from "../workspace/workspace.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
