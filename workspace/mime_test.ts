@@ -59,6 +59,7 @@ Deno.test("mimeTypeOf: TypeScript sources are text/x-typescript, not MPEG stream
 });
 
 Deno.test("mimeTypeOf: the extension is the last segment's, case-insensitive", () => {
+  assert.equal(mimeTypeOf("a/b.png"), "image/png");
   assert.equal(mimeTypeOf("dir.png/notes.txt"), "text/plain");
   assert.equal(mimeTypeOf("dir.png/Makefile"), undefined);
   assert.equal(mimeTypeOf("a/b/C.HTML"), "text/html");
