@@ -9,10 +9,6 @@
  */
 
 import { strict as assert } from "node:assert";
-import { handlers } from "../handlers/mod.ts";
-import type { Logger } from "../mcp/log.ts";
-import { McpServer } from "../mcp/server.ts";
-import { Session } from "../mcp/session.ts";
 import { runServer } from "./process.ts";
 
 /** mulberry32: a small seeded PRNG, so every run sees the same stream. */
@@ -300,77 +296,4 @@ Deno.test("robustness: the generator is deterministic", () => {
   const b = generate(7, 500);
   assert.deepEqual(a.bytes, b.bytes);
   assert.notDeepEqual(a.bytes, generate(8, 500).bytes);
-});
-
-/** A logger that keeps its lines, to look at what reached the log. */
-function memoryLogger(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  return {
-    level: "debug",
-    lines,
-    log(level, message, detail) {
-      lines.push(
-        `${level} ${message} ${
-          detail instanceof Error ? detail.stack : detail ?? ""
-        }`,
-      );
-    },
-  };
-}
-
-Deno.test("robustness: a handler that throws gets -32603, the stack goes to the log only", async () => {
-  const logger = memoryLogger();
-  const server = new McpServer({
-    handlers: {
-      ...handlers,
-      "test/throws": () => {
-        throw new TypeError("secret internals");
-      },
-      "test/rejects": () => Promise.reject(new Error("async internals")),
-    },
-    logger,
-  });
-  const session = new Session(() => {});
-  for (const method of ["test/throws", "test/rejects"]) {
-    const line = await server.handleLine(
-      `{"jsonrpc":"2.0","id":1,"method":"${method}"}`,
-      session,
-    );
-    assert.equal(
-      line,
-      `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error: the server failed while handling \\"${method}\\"; its log (stderr) has the details."}}`,
-    );
-  }
-  const log = logger.lines.join("\n");
-  assert.match(log, /secret internals/);
-  assert.match(log, /async internals/);
-  // The server goes on.
-  assert.equal(
-    await server.handleLine(
-      '{"jsonrpc":"2.0","id":2,"method":"ping"}',
-      session,
-    ),
-    '{"jsonrpc":"2.0","id":2,"result":{}}',
-  );
-});
-
-Deno.test("robustness: a notification handler that throws is logged, never answered", async () => {
-  const logger = memoryLogger();
-  const server = new McpServer({
-    handlers: {
-      "notifications/boom": () => {
-        throw new Error("boom");
-      },
-    },
-    logger,
-  });
-  const session = new Session(() => {});
-  assert.equal(
-    await server.handleLine(
-      '{"jsonrpc":"2.0","method":"notifications/boom"}',
-      session,
-    ),
-    undefined,
-  );
-  assert.match(logger.lines.join("\n"), /boom/);
 });
