@@ -1,4 +1,4 @@
-import assert from "node:assert/strict";
+import { strict as assert } from "node:assert";
 import { makeTempWorkspace } from "../tests/tools_fixture.ts";
 import { call, textOf, toolServer } from "../tests/tools_harness.ts";
 import { stopRegexWorker } from "./regex_worker.ts";
