@@ -11,9 +11,9 @@
 import { strict as assert } from "node:assert";
 import { runServer } from "./process.ts";
 
-/** mulberry32: a small seeded PRNG, so every run sees the same stream. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
+/** mulberry32: a small PRNG from a fixed start, so every run sees the same stream. */
+function prng(start: number): () => number {
+  let a = start >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
@@ -36,8 +36,8 @@ interface Stream {
   requests: number;
 }
 
-function generate(seed: number, count: number): Stream {
-  const random = prng(seed);
+function generate(start: number, count: number): Stream {
+  const random = prng(start);
   const int = (n: number) => Math.floor(random() * n);
   const pick = <T>(items: readonly T[]): T => items[int(items.length)];
   const parts: Uint8Array[] = [];

@@ -1,7 +1,8 @@
 /**
- * shipcode.yml is what the course tester reads to build and run the
- * server: its `build` must name a real task and its `run` command must
- * answer the course's two seed exchanges byte for byte.
+ * shipcode.yml says how to install, build and run the server: its `build`
+ * must name a real task, its `install` must pin the Deno the tests run on,
+ * and its `run` command must answer the reference transcripts' two
+ * exchanges (pings, then initialize) byte for byte.
  *
  * @module
  */
@@ -38,8 +39,8 @@ Deno.test("shipcode.yml: build names a deno task and install pins the tested Den
 
 Deno.test({
   name: runnable
-    ? "shipcode.yml: the run command passes the course seeds byte for byte"
-    : "shipcode.yml: the run command passes the course seeds [skipped: run `deno task bundle` first]",
+    ? "shipcode.yml: the run command answers the reference exchanges byte for byte"
+    : "shipcode.yml: the run command answers the reference exchanges [skipped: run `deno task bundle` first]",
   ignore: !runnable,
   async fn() {
     const [program, ...args] = run;
