@@ -1,3 +1,11 @@
+/**
+ * The workspace tool set (`tools/mod.ts`) served in-process: what
+ * tools/list shows, hostile paths refused by every tool, and schemas that
+ * every model provider's dialect accepts.
+ *
+ * @module
+ */
+
 import { strict as assert } from "node:assert";
 import { createShipcodeServer } from "../app.ts";
 import { parseFlags } from "../cli/flags.ts";
