@@ -54,13 +54,13 @@ export function flatPath(index: number): string {
 /**
  * `bytes` bytes of ASCII text that look like source code, with quotes and
  * backslashes that JSON must escape, as real source has: lines of `calls`
- * calls of about 70 characters each; `seed` varies the text between files.
+ * calls of about 70 characters each; `variant` varies the text between files.
  */
-export function sourceText(bytes: number, seed = 0, calls = 1): string {
+export function sourceText(bytes: number, variant = 0, calls = 1): string {
   const lines: string[] = [];
   let length = 0;
   for (let i = 0; length < bytes; i++) {
-    let line = `  const item${seed}_${i} = [`;
+    let line = `  const item${variant}_${i} = [`;
     for (let call = 0; call < calls; call++) {
       line += ` lookup("key-${(i + call) % 97}", { path: "src\\dir\\file${
         i % 13

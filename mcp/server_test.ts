@@ -1,4 +1,5 @@
 import { strict as assert } from "node:assert";
+import { handlers } from "../handlers/mod.ts";
 import { encodeResult, RpcError } from "./jsonrpc.ts";
 import type { Logger } from "./log.ts";
 import { type Handler, McpServer } from "./server.ts";
@@ -10,7 +11,11 @@ function memoryLogger(): Logger & { lines: string[] } {
     level: "debug",
     lines,
     log(level, message, detail) {
-      lines.push(`${level} ${message} ${detail ?? ""}`);
+      lines.push(
+        `${level} ${message} ${
+          detail instanceof Error ? detail.stack : detail ?? ""
+        }`,
+      );
     },
   };
 }
@@ -141,4 +146,61 @@ Deno.test("encodeResult: refuses what would not be a JSON object", () => {
   for (const bad of [undefined, null, "x", 3, [], () => {}, Symbol("s")]) {
     assert.throws(() => encodeResult(1, bad), TypeError);
   }
+});
+
+Deno.test("server: a handler that throws gets -32603, the stack goes to the log only", async () => {
+  const logger = memoryLogger();
+  const server = new McpServer({
+    handlers: {
+      ...handlers,
+      "test/throws": () => {
+        throw new TypeError("secret internals");
+      },
+      "test/rejects": () => Promise.reject(new Error("async internals")),
+    },
+    logger,
+  });
+  const session = new Session(() => {});
+  for (const method of ["test/throws", "test/rejects"]) {
+    const line = await server.handleLine(
+      `{"jsonrpc":"2.0","id":1,"method":"${method}"}`,
+      session,
+    );
+    assert.equal(
+      line,
+      `{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Internal error: the server failed while handling \\"${method}\\"; its log (stderr) has the details."}}`,
+    );
+  }
+  const log = logger.lines.join("\n");
+  assert.match(log, /secret internals/);
+  assert.match(log, /async internals/);
+  // The server goes on.
+  assert.equal(
+    await server.handleLine(
+      '{"jsonrpc":"2.0","id":2,"method":"ping"}',
+      session,
+    ),
+    '{"jsonrpc":"2.0","id":2,"result":{}}',
+  );
+});
+
+Deno.test("server: a notification handler that throws is logged, never answered", async () => {
+  const logger = memoryLogger();
+  const server = new McpServer({
+    handlers: {
+      "notifications/boom": () => {
+        throw new Error("boom");
+      },
+    },
+    logger,
+  });
+  const session = new Session(() => {});
+  assert.equal(
+    await server.handleLine(
+      '{"jsonrpc":"2.0","method":"notifications/boom"}',
+      session,
+    ),
+    undefined,
+  );
+  assert.match(logger.lines.join("\n"), /boom/);
 });

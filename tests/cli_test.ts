@@ -292,18 +292,6 @@ Deno.test("README: every flag documented, and the piped example's output is exac
   assert.equal(out.code, 0);
 });
 
-Deno.test("README and .ci/run agree: CI runs deno task ci", async () => {
-  const readme = await Deno.readTextFile(join(PROJECT_ROOT, "README.md"));
-  const ci = await Deno.readTextFile(join(PROJECT_ROOT, ".ci", "run"));
-  assert.match(ci, /^(?:NO_COLOR=1 )?deno task ci\b/m);
-  assert.match(readme, /deno task ci +# what CI runs \(\.ci\/run\)/);
-  const tasks = JSON.parse(
-    await Deno.readTextFile(join(PROJECT_ROOT, "deno.json")),
-  ).tasks;
-  assert.match(tasks.ci, /deno task test/);
-  assert.match(tasks.test, /deno task bundle/);
-});
-
 Deno.test("README set-up: two npx commands and installer lines, all pinned to the tested Deno", async () => {
   const readme = await Deno.readTextFile(join(PROJECT_ROOT, "README.md"));
   const version = Deno.version.deno;

@@ -1,12 +1,13 @@
 /**
- * shipcode.yml is what the course tester reads to build and run the
- * server: its `build` must name a real task and its `run` command must
- * answer the course's two seed exchanges byte for byte.
+ * shipcode.yml says how to install, build and run the server: its `build`
+ * must name a real task, its `install` must pin the Deno the tests run on,
+ * and its `run` command must answer the reference transcripts' two
+ * exchanges (pings, then initialize) byte for byte.
  *
  * @module
  */
 
-import { strictEqual } from "node:assert/strict";
+import { strict as assert } from "node:assert";
 import { PROJECT_ROOT } from "./server_command.ts";
 
 /** The top-level `key: value` pairs of a flat YAML file. */
@@ -32,14 +33,14 @@ Deno.test("shipcode.yml: build names a deno task and install pins the tested Den
   const task = /^deno task (\S+)$/.exec(build)?.[1];
   const tasks = JSON.parse(await Deno.readTextFile(`${PROJECT_ROOT}deno.json`))
     .tasks as Record<string, string>;
-  strictEqual(task !== undefined && task in tasks, true, `build: ${build}`);
-  strictEqual(yml.get("install"), `npm install -g deno@${Deno.version.deno}`);
+  assert.equal(task !== undefined && task in tasks, true, `build: ${build}`);
+  assert.equal(yml.get("install"), `npm install -g deno@${Deno.version.deno}`);
 });
 
 Deno.test({
   name: runnable
-    ? "shipcode.yml: the run command passes the course seeds byte for byte"
-    : "shipcode.yml: the run command passes the course seeds [skipped: run `deno task bundle` first]",
+    ? "shipcode.yml: the run command answers the reference exchanges byte for byte"
+    : "shipcode.yml: the run command answers the reference exchanges [skipped: run `deno task bundle` first]",
   ignore: !runnable,
   async fn() {
     const [program, ...args] = run;
@@ -64,12 +65,12 @@ Deno.test({
     await writer.write(new TextEncoder().encode(input));
     await writer.close();
     const { code, stdout } = await child.output();
-    strictEqual(
+    assert.equal(
       new TextDecoder().decode(stdout),
       '{"jsonrpc":"2.0","id":1,"result":{}}\n' +
         '{"jsonrpc":"2.0","id":"p-2","result":{}}\n' +
         '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"resources":{}},"serverInfo":{"name":"shipcode-mcp","version":"1.0.0"}}}\n',
     );
-    strictEqual(code, 0);
+    assert.equal(code, 0);
   },
 });

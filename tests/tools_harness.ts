@@ -6,7 +6,7 @@
  * @module
  */
 
-import assert from "node:assert/strict";
+import { strict as assert } from "node:assert";
 import { handlers } from "../handlers/mod.ts";
 import type { JsonObject } from "../mcp/jsonrpc.ts";
 import { McpServer } from "../mcp/server.ts";

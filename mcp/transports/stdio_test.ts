@@ -1,7 +1,12 @@
 import { strict as assert } from "node:assert";
 import { handlers } from "../../handlers/mod.ts";
+import type { JsonObject } from "../jsonrpc.ts";
 import { type Handler, McpServer } from "../server.ts";
-import { MAX_CONCURRENT_REQUESTS, serveStdio } from "./stdio.ts";
+import {
+  MAX_CONCURRENT_REQUESTS,
+  serveStdio,
+  type StdioOptions,
+} from "./stdio.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -9,6 +14,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function ping(id: number | string): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"ping"}`;
+}
+
+function pong(id: number | string): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{}}`;
 }
 
 function cancel(id: number | string): string {
@@ -319,4 +328,202 @@ Deno.test("serveStdio: the end of input is seen while reading is paused for a cl
   const took = performance.now() - start;
   assert.ok(took < 3000, `took ${took} ms`);
   output.unblock();
+});
+
+// In-flight work at end of input, with a handler that takes its time.
+function slowServer(): McpServer {
+  return new McpServer({
+    handlers: {
+      ...handlers,
+      "test/slow": async (params) => {
+        await new Promise((r) => setTimeout(r, Number(params.ms ?? 50)));
+        return { waited: params.ms };
+      },
+    },
+  });
+}
+
+function collectingOutput(): {
+  write(b: Uint8Array): Promise<number>;
+  text(): string;
+} {
+  let text = "";
+  return {
+    write(bytes: Uint8Array) {
+      text += decoder.decode(bytes);
+      return Promise.resolve(bytes.length);
+    },
+    text: () => text,
+  };
+}
+
+Deno.test("serveStdio: at end of input, in-flight requests finish before it resolves", async () => {
+  const output = collectingOutput();
+  const input = ReadableStream.from([
+    encoder.encode(
+      '{"jsonrpc":"2.0","id":1,"method":"test/slow","params":{"ms":80}}\n' +
+        ping(2) + "\n",
+    ),
+  ]);
+  await serveStdio(slowServer(), { input, output });
+  // In request order, although ping was ready first.
+  assert.equal(
+    output.text(),
+    '{"jsonrpc":"2.0","id":1,"result":{"waited":80}}\n' + pong(2) + "\n",
+  );
+});
+
+Deno.test("serveStdio: a stop signal (SIGTERM in main.ts) also lets in-flight work finish", async () => {
+  const output = collectingOutput();
+  const stop = new AbortController();
+  // Input that never ends by itself.
+  const input = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(
+        encoder.encode(
+          '{"jsonrpc":"2.0","id":"slow","method":"test/slow","params":{"ms":80}}\n',
+        ),
+      );
+    },
+  });
+  const serving = serveStdio(slowServer(), {
+    input,
+    output,
+    signal: stop.signal,
+  });
+  await new Promise((r) => setTimeout(r, 10));
+  stop.abort();
+  await serving;
+  assert.equal(
+    output.text(),
+    '{"jsonrpc":"2.0","id":"slow","result":{"waited":80}}\n',
+  );
+});
+
+Deno.test("serveStdio: at most MAX_CONCURRENT_REQUESTS handlers run at once; the rest wait in order and all are answered", async () => {
+  let running = 0;
+  let most = 0;
+  const server = new McpServer({
+    handlers: {
+      ...handlers,
+      "test/busy": async () => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise((r) => setTimeout(r, 5));
+        running--;
+        return {};
+      },
+    },
+  });
+  const lines: string[] = [];
+  const expected: string[] = [];
+  for (let id = 1; id <= 300; id++) {
+    // A ping among them is answered in its place, not before.
+    lines.push(
+      id % 50 === 0
+        ? ping(id)
+        : `{"jsonrpc":"2.0","id":${id},"method":"test/busy"}`,
+    );
+    expected.push(
+      id % 50 === 0 ? pong(id) : `{"jsonrpc":"2.0","id":${id},"result":{}}`,
+    );
+  }
+  const output = collectingOutput();
+  const input = ReadableStream.from([encoder.encode(lines.join("\n") + "\n")]);
+  // No wait limit: on a loaded machine an answer held 200 ms would be let
+  // out of order, and this test is about the order.
+  await serveStdio(server, { input, output, maxWaitMs: Infinity });
+  assert.equal(most, MAX_CONCURRENT_REQUESTS);
+  assert.equal(output.text(), expected.join("\n") + "\n");
+});
+
+/** Padding that makes each flood line about 1 KiB. */
+const PAD = "x".repeat(1000);
+
+/**
+ * Reading stops once 4096 requests are held back, give or take what is
+ * read ahead (64 KiB, about 64 padded lines) to notice the end of input.
+ */
+function assertPausedAt(read: number): void {
+  assert.ok(read >= 4096 && read <= 4096 + 80, `read ${read} lines`);
+}
+
+/**
+ * Feed `total` lines (`lineOf(n)` for n = 1…) through serveStdio, one per
+ * read, to a server whose `test/gated` method waits for a gate. Returns how
+ * many lines were read once reading stopped by itself, the output by then,
+ * and the whole output after the gate opens and the input ends.
+ */
+async function gatedFlood(
+  total: number,
+  lineOf: (n: number) => string,
+  result: JsonObject,
+  options: StdioOptions = {},
+): Promise<{ readAtPause: number; outputAtPause: string; output: string }> {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => open = resolve);
+  const server = new McpServer({
+    handlers: {
+      ...handlers,
+      "test/gated": async () => {
+        await gate;
+        return result;
+      },
+    },
+  });
+  let pulled = 0;
+  const input = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (pulled === total) return controller.close();
+      pulled++;
+      controller.enqueue(encoder.encode(lineOf(pulled) + "\n"));
+    },
+  }, { highWaterMark: 0 });
+  const output = collectingOutput();
+  const serving = serveStdio(server, { ...options, input, output });
+  // Let the reader run until it stops by itself.
+  let before = -1;
+  while (before !== pulled) {
+    before = pulled;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const readAtPause = pulled;
+  const outputAtPause = output.text();
+  open();
+  await serving;
+  return { readAtPause, outputAtPause, output: output.text() };
+}
+
+Deno.test("serveStdio: a flood of slow requests pauses reading at 4096 held back, then all are answered in order", async () => {
+  const total = 10_000;
+  const run = await gatedFlood(
+    total,
+    (id) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"test/gated","params":{"pad":"${PAD}"}}`,
+    {},
+  );
+  assertPausedAt(run.readAtPause);
+  const expected = Array.from(
+    { length: total },
+    (_, i) => `{"jsonrpc":"2.0","id":${i + 1},"result":{}}\n`,
+  ).join("");
+  assert.equal(run.output, expected);
+});
+
+Deno.test("serveStdio: pings behind one slow request (no wait limit) are held in order, reading pauses at 4096, and all come out", async () => {
+  const total = 20_000;
+  const run = await gatedFlood(
+    total,
+    (id) =>
+      id === 1
+        ? '{"jsonrpc":"2.0","id":1,"method":"test/gated"}'
+        : `{"jsonrpc":"2.0","id":${id},"method":"ping","params":{"pad":"${PAD}"}}`,
+    { slow: true },
+    { maxWaitMs: 600_000 },
+  );
+  assertPausedAt(run.readAtPause);
+  assert.equal(run.outputAtPause, "");
+  const expected = ['{"jsonrpc":"2.0","id":1,"result":{"slow":true}}'];
+  for (let id = 2; id <= total; id++) expected.push(pong(id));
+  assert.equal(run.output, expected.join("\n") + "\n");
 });

@@ -15,9 +15,9 @@ import {
   SERVER_NAME,
   shellQuote,
   unknownClientMessage,
-} from "../cli/config.ts";
-import { type Config, DEFAULTS } from "../cli/flags.ts";
-import { V8_FLAGS_ARG } from "../cli/run_command.ts";
+} from "./config.ts";
+import { type Config, DEFAULTS } from "./flags.ts";
+import { V8_FLAGS_ARG } from "./run_command.ts";
 
 const ROOT = "/home/ada/my project";
 const config: Config = { root: ROOT, ...DEFAULTS };

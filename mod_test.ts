@@ -1,17 +1,14 @@
 /**
- * The third course text (seeds/003): a server built with the library, one
- * `echo` tool, protocol 2025-11-25, capabilities `{"tools":{"listChanged":false}}`
- * and serverInfo `example-mcp 1.0.0`, answers initialize (params `{}`) and
- * tools/list exactly as the grader's fixture expects.
+ * A server built with the library, as a user would write one: one `echo`
+ * tool, protocol 2025-11-25, capabilities `{"tools":{"listChanged":false}}`
+ * and serverInfo `example-mcp 1.0.0`. It answers initialize (params `{}`)
+ * and tools/list byte for byte as the reference transcript shows them.
  *
  * @module
  */
 
 import { strict as assert } from "node:assert";
-import { handlers } from "../handlers/mod.ts";
-import type { JsonObject } from "../mcp/jsonrpc.ts";
-import { McpServer } from "../mcp/server.ts";
-import { Session } from "../mcp/session.ts";
+import { handlers, type JsonObject, McpServer, Session } from "./mod.ts";
 
 function exampleServer(): McpServer {
   const server = new McpServer({
@@ -32,19 +29,20 @@ function exampleServer(): McpServer {
   return server;
 }
 
-// The grader's requests, in order.
+// The client's requests, in order.
 const REQUESTS = [
   { jsonrpc: "2.0", id: 1, method: "initialize", params: {} },
   { jsonrpc: "2.0", id: 2, method: "tools/list", params: {} },
 ];
 
-// Written from the seed: result keys in the order it shows them.
+// Written from the reference transcript: result keys in the order it shows
+// them.
 const EXPECTED = [
   '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"example-mcp","version":"1.0.0"}}}',
   '{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"echo","description":"Echoes its input back","inputSchema":{"type":"object","properties":{}}}]}}',
 ];
 
-Deno.test("seed 003: initialize then tools/list, byte for byte", async () => {
+Deno.test("example server: initialize then tools/list, byte for byte", async () => {
   const server = exampleServer();
   const sent: string[] = [];
   const session = new Session((line) => sent.push(line));
@@ -53,7 +51,7 @@ Deno.test("seed 003: initialize then tools/list, byte for byte", async () => {
     responses.push(await server.handle(request, session));
   }
   assert.deepEqual(responses.map((r) => JSON.stringify(r)), EXPECTED);
-  // What the grader prints, as one document.
+  // The responses collected into one document, as a client prints them.
   assert.equal(
     JSON.stringify({ responses }),
     `{"responses":[${EXPECTED.join(",")}]}`,
@@ -63,7 +61,7 @@ Deno.test("seed 003: initialize then tools/list, byte for byte", async () => {
   assert.equal(session.protocolVersion, "2025-11-25");
 });
 
-Deno.test("seed 003: the same lines through handleLine", async () => {
+Deno.test("example server: the same lines through handleLine", async () => {
   const server = exampleServer();
   const session = new Session(() => {});
   const lines = [];
@@ -73,7 +71,7 @@ Deno.test("seed 003: the same lines through handleLine", async () => {
   assert.deepEqual(lines, EXPECTED);
 });
 
-Deno.test("seed 003: a version the server does not speak gets its own offered", async () => {
+Deno.test("example server: a version the server does not speak gets its own offered", async () => {
   const server = exampleServer();
   const response = await server.handle({
     jsonrpc: "2.0",
@@ -87,7 +85,7 @@ Deno.test("seed 003: a version the server does not speak gets its own offered", 
   );
 });
 
-Deno.test("seed 003: each session negotiates on its own", async () => {
+Deno.test("example server: each session negotiates on its own", async () => {
   const server = exampleServer();
   const a = new Session(() => {});
   const b = new Session(() => {});

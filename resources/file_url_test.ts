@@ -1,9 +1,9 @@
 import { strict as assert } from "node:assert";
 import { pathToFileURL } from "node:url";
-import { pathToFileHref } from "../resources/file_url.ts";
+import { pathToFileHref } from "./file_url.ts";
 
-// The reference: what the server produced before it stopped importing
-// node:url (and what Node produces).
+// The reference: Node's own conversion (node:url), which pathToFileHref
+// must match without importing it.
 function reference(path: string, windows: boolean): string {
   return pathToFileURL(path, { windows } as { windows: boolean }).href;
 }
@@ -86,8 +86,8 @@ Deno.test("pathToFileHref: equals node:url on random POSIX paths", () => {
     "\0",
   ];
   // A fixed linear congruential sequence: the same cases on every run.
-  let seed = 12345;
-  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+  let state = 12345;
+  const next = () => (state = (state * 1103515245 + 12345) % 2 ** 31);
   for (let i = 0; i < 5000; i++) {
     let path = "/";
     for (let n = 1 + (i % 12); n > 0; n--) {

@@ -12,7 +12,7 @@ import {
   type RawJson,
   type RequestId,
   RpcError,
-} from "../mcp/jsonrpc.ts";
+} from "./jsonrpc.ts";
 
 // TypeScript's lib does not declare JSON.rawJSON / JSON.isRawJSON yet.
 const json = JSON as unknown as {

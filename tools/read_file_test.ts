@@ -1,6 +1,6 @@
-import assert from "node:assert/strict";
-import { LARGE_FILE_BYTES, makeTempWorkspace } from "./tools_fixture.ts";
-import { call, textOf, toolServer } from "./tools_harness.ts";
+import { strict as assert } from "node:assert";
+import { LARGE_FILE_BYTES, makeTempWorkspace } from "../tests/tools_fixture.ts";
+import { call, textOf, toolServer } from "../tests/tools_harness.ts";
 import type { JsonObject } from "../mcp/jsonrpc.ts";
 
 /** The numbered lines of a read_file answer's text, without its notes. */

@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import { RootUri } from "../resources/uri.ts";
+import { RootUri } from "./uri.ts";
 
 const root = new RootUri("/srv/my code");
 

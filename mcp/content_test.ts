@@ -6,7 +6,7 @@
  * @module
  */
 
-import { strictEqual } from "node:assert/strict";
+import { strict as assert } from "node:assert";
 import {
   audioContent,
   imageContent,
@@ -14,28 +14,28 @@ import {
   structuredResult,
   textContent,
   toolError,
-} from "../mcp/content.ts";
+} from "./content.ts";
 
 const json = (value: unknown) => JSON.stringify(value);
 
 Deno.test("content: text, image and audio blocks", () => {
-  strictEqual(json(textContent("hi")), '{"type":"text","text":"hi"}');
-  strictEqual(
+  assert.equal(json(textContent("hi")), '{"type":"text","text":"hi"}');
+  assert.equal(
     json(imageContent("iVBO", "image/png")),
     '{"type":"image","data":"iVBO","mimeType":"image/png"}',
   );
-  strictEqual(
+  assert.equal(
     json(audioContent("UklG", "audio/wav")),
     '{"type":"audio","data":"UklG","mimeType":"audio/wav"}',
   );
 });
 
 Deno.test("content: resource_link with and without its optional fields", () => {
-  strictEqual(
+  assert.equal(
     json(resourceLink({ uri: "file:///r/a.ts", name: "a.ts" })),
     '{"type":"resource_link","uri":"file:///r/a.ts","name":"a.ts"}',
   );
-  strictEqual(
+  assert.equal(
     json(resourceLink({
       size: 3,
       mimeType: "text/x-typescript",
@@ -49,11 +49,11 @@ Deno.test("content: resource_link with and without its optional fields", () => {
 });
 
 Deno.test("content: structured results carry the same data as text; errors are isError", () => {
-  strictEqual(
+  assert.equal(
     json(structuredResult({ n: 1 })),
     '{"content":[{"type":"text","text":"{\\"n\\":1}"}],"structuredContent":{"n":1}}',
   );
-  strictEqual(
+  assert.equal(
     json(toolError("no such file")),
     '{"content":[{"type":"text","text":"no such file"}],"isError":true}',
   );

@@ -2,8 +2,8 @@ import { strict as assert } from "node:assert";
 import { Buffer } from "node:buffer";
 import { RpcError } from "../mcp/jsonrpc.ts";
 import type { Resource, ResourceContents } from "../mcp/resource.ts";
-import { keyPosition, listFiles, rankedFiles } from "../resources/listing.ts";
-import { WorkspaceResources } from "../resources/provider.ts";
+import { keyPosition, listFiles, rankedFiles } from "./listing.ts";
+import { WorkspaceResources } from "./provider.ts";
 import { Workspace } from "../workspace/workspace.ts";
 
 const NEVER = new AbortController().signal;

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { deepStrictEqual, strictEqual, throws } from "node:assert/strict";
+import { strict as assert } from "node:assert";
 import {
   absolutePath,
   CLIENT_PROTOCOL_VERSIONS,
@@ -13,7 +13,7 @@ import {
   DEFAULTS,
   parseFlags,
   UsageError,
-} from "../cli/flags.ts";
+} from "./flags.ts";
 
 function config(command: Command) {
   if (command.kind !== "serve" && command.kind !== "config") {
@@ -26,20 +26,20 @@ Deno.test("flags: --name value, --name=value, the last one wins", () => {
   const c = config(
     parseFlags(["--page-size", "5", "--max-depth=3", "--page-size=7"], "/w"),
   );
-  strictEqual(c.pageSize, 7);
-  strictEqual(c.maxDepth, 3);
-  strictEqual(c.maxEntries, DEFAULTS.maxEntries);
-  strictEqual(c.root, "/w");
+  assert.equal(c.pageSize, 7);
+  assert.equal(c.maxDepth, 3);
+  assert.equal(c.maxEntries, DEFAULTS.maxEntries);
+  assert.equal(c.root, "/w");
 });
 
 Deno.test("flags: switches, grouped short flags, and -- before positionals", () => {
-  strictEqual(parseFlags(["-V"], "/w").kind, "version");
-  strictEqual(parseFlags(["-Vh"], "/w").kind, "help");
+  assert.equal(parseFlags(["-V"], "/w").kind, "version");
+  assert.equal(parseFlags(["-Vh"], "/w").kind, "help");
   const c = config(parseFlags(["--watch", "--include-ignored"], "/w"));
-  strictEqual(c.watch, true);
-  strictEqual(c.includeIgnored, true);
+  assert.equal(c.watch, true);
+  assert.equal(c.includeIgnored, true);
   // config writes every protocol version unless told otherwise.
-  deepStrictEqual(parseFlags(["--", "config", "cursor"], "/w"), {
+  assert.deepEqual(parseFlags(["--", "config", "cursor"], "/w"), {
     kind: "config",
     client: "cursor",
     config: {
@@ -47,7 +47,7 @@ Deno.test("flags: switches, grouped short flags, and -- before positionals", () 
       protocolVersions: [...CLIENT_PROTOCOL_VERSIONS],
     },
   });
-  deepStrictEqual(
+  assert.deepEqual(
     config(
       parseFlags(
         ["config", "cursor", "--protocol-versions", "2025-03-26"],
@@ -70,20 +70,24 @@ Deno.test("flags: refusals name the flag and the fix", () => {
     [["--protocol-versions", ","], /^--protocol-versions takes dates/],
   ];
   for (const [args, message] of cases) {
-    throws(() => parseFlags(args, "/w"), (error: unknown) => {
-      strictEqual(error instanceof UsageError, true, args.join(" "));
-      strictEqual(message.test((error as Error).message), true, args.join(" "));
+    assert.throws(() => parseFlags(args, "/w"), (error: unknown) => {
+      assert.equal(error instanceof UsageError, true, args.join(" "));
+      assert.equal(
+        message.test((error as Error).message),
+        true,
+        args.join(" "),
+      );
       return true;
     });
   }
 });
 
 Deno.test("flags: --root is made absolute and normalised", () => {
-  strictEqual(absolutePath("/w/a", "."), "/w/a");
-  strictEqual(absolutePath("/w/a", "../b/./c/"), "/w/b/c");
-  strictEqual(absolutePath("/w/a", "/x/../y"), "/y");
-  strictEqual(absolutePath("/w", "../../.."), "/");
-  strictEqual(absolutePath("C:\\w", "src\\..\\lib"), "C:\\w\\lib");
-  strictEqual(absolutePath("/w", "D:/code"), "D:\\code");
-  strictEqual(config(parseFlags(["--root", "sub/"], "/w")).root, "/w/sub");
+  assert.equal(absolutePath("/w/a", "."), "/w/a");
+  assert.equal(absolutePath("/w/a", "../b/./c/"), "/w/b/c");
+  assert.equal(absolutePath("/w/a", "/x/../y"), "/y");
+  assert.equal(absolutePath("/w", "../../.."), "/");
+  assert.equal(absolutePath("C:\\w", "src\\..\\lib"), "C:\\w\\lib");
+  assert.equal(absolutePath("/w", "D:/code"), "D:\\code");
+  assert.equal(config(parseFlags(["--root", "sub/"], "/w")).root, "/w/sub");
 });

@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import { mimeTypeOf } from "../workspace/mime.ts";
+import { mimeTypeOf } from "./mime.ts";
 
 Deno.test("mimeTypeOf: common types, as this server has always named them", () => {
   const expected: Record<string, string | undefined> = {
@@ -59,6 +59,7 @@ Deno.test("mimeTypeOf: TypeScript sources are text/x-typescript, not MPEG stream
 });
 
 Deno.test("mimeTypeOf: the extension is the last segment's, case-insensitive", () => {
+  assert.equal(mimeTypeOf("a/b.png"), "image/png");
   assert.equal(mimeTypeOf("dir.png/notes.txt"), "text/plain");
   assert.equal(mimeTypeOf("dir.png/Makefile"), undefined);
   assert.equal(mimeTypeOf("a/b/C.HTML"), "text/html");

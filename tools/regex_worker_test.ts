@@ -1,0 +1,67 @@
+import { strict as assert } from "node:assert";
+import {
+  matchLines,
+  RegexBudget,
+  RegexTimeoutError,
+  stopRegexWorker,
+} from "./regex_worker.ts";
+
+// About 8 MB of lines that a simple regex scans in well over 5 ms.
+const BIG_TEXT = "xyzzy plugh\n".repeat(700_000);
+
+Deno.test("matchLines: a job over its budget fails alone; the jobs queued behind it still finish", async () => {
+  try {
+    const slow = matchLines("q.*z$", "", [BIG_TEXT], 10, new RegexBudget(5));
+    const fine = matchLines("b", "", ["a\nb\nab"], 10, new RegexBudget(5_000));
+    await assert.rejects(slow, RegexTimeoutError);
+    assert.deepEqual(await fine, [[0, 2, "b"], [0, 3, "ab"]]);
+  } finally {
+    stopRegexWorker();
+  }
+});
+
+Deno.test("matchLines: time spent waiting behind another call's matching is not charged", async () => {
+  try {
+    const started = performance.now();
+    const first = matchLines(
+      "q.*z$",
+      "",
+      [BIG_TEXT],
+      10,
+      new RegexBudget(60_000),
+    );
+    // Queued behind a job that takes longer than this whole budget.
+    const budget = new RegexBudget(40);
+    const second = matchLines("b", "", ["a\nb"], 10, budget);
+    assert.deepEqual(await first, []);
+    const waited = performance.now() - started;
+    assert.ok(waited > 40, `the first job took only ${waited} ms`);
+    assert.deepEqual(await second, [[0, 2, "b"]]);
+    assert.ok(budget.remainingMs > 0);
+  } finally {
+    stopRegexWorker();
+  }
+});
+
+Deno.test("matchLines: a job that throws fails alone, with its own error", async () => {
+  try {
+    const broken = matchLines("([", "", ["x"], 10, new RegexBudget(5_000));
+    const fine = matchLines("x", "", ["x"], 10, new RegexBudget(5_000));
+    await assert.rejects(broken, /Invalid regular expression/);
+    assert.deepEqual(await fine, [[0, 1, "x"]]);
+  } finally {
+    stopRegexWorker();
+  }
+});
+
+Deno.test("matchLines: a final newline ends the last line without adding an empty one", async () => {
+  try {
+    const budget = new RegexBudget(5_000);
+    assert.deepEqual(await matchLines("^$", "", ["a\n"], 10, budget), []);
+    assert.deepEqual(await matchLines("^$", "", ["a\n\nb"], 10, budget), [
+      [0, 2, ""],
+    ]);
+  } finally {
+    stopRegexWorker();
+  }
+});
