@@ -94,7 +94,10 @@ export const FLAGS = {
     kind: "versions",
     arg: "LIST",
     default: [LATEST_PROTOCOL_VERSION],
-    help: "supported MCP versions, comma-separated, most preferred first",
+    help:
+      `supported MCP versions, comma-separated, most preferred first, from ${
+        PROTOCOL_VERSIONS.join(", ")
+      }`,
   },
   watch: {
     name: "watch",
