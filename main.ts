@@ -40,6 +40,16 @@ export function createServer(config: Config): McpServer {
   });
 }
 
+/** The limits the tools work within, from the flags. */
+export function toolCaps(config: Config): ToolCaps {
+  return {
+    maxEntries: config.maxEntries,
+    maxMatches: config.maxMatches,
+    maxReadBytes: config.maxReadBytes,
+    maxDepth: config.maxDepth,
+  };
+}
+
 /** Open `config.root` and register its tools and resources on `server`. */
 async function openWorkspace(server: McpServer, config: Config): Promise<void> {
   const [{ Workspace }, { workspaceTools }, { WorkspaceResources }] =
@@ -61,13 +71,7 @@ async function openWorkspace(server: McpServer, config: Config): Promise<void> {
         server.logger.log("warn", "watching the root failed:", error),
     },
   });
-  const caps: ToolCaps = {
-    maxEntries: config.maxEntries,
-    maxMatches: config.maxMatches,
-    maxReadBytes: config.maxReadBytes,
-    maxDepth: config.maxDepth,
-  };
-  for (const tool of workspaceTools(workspace, caps)) {
+  for (const tool of workspaceTools(workspace, toolCaps(config))) {
     server.tools.register(tool);
   }
 }
