@@ -1,12 +1,80 @@
 /**
  * `shipcode-mcp`: an MCP server for a read-only code workspace, on stdio.
  *
+ * This is where the layers meet: the command line (`cli/`) configures the
+ * protocol library (`mcp/`, `handlers/`), and the workspace (`workspace/`)
+ * with its tools (`tools/`) and resources (`resources/`) is opened and
+ * registered when a request first needs it. Run as a program it serves
+ * stdio; imported, it gives {@linkcode createServer}.
+ *
  * @module
  */
 
-import { parseFlags, UsageError } from "./cli/flags.ts";
-import { createShipcodeServer } from "./app.ts";
+import { type Config, parseFlags, UsageError, VERSION } from "./cli/flags.ts";
+import { handlers } from "./handlers/mod.ts";
+import { stderrLogger } from "./mcp/log.ts";
+import { McpServer } from "./mcp/server.ts";
 import { serveStdio } from "./mcp/transports/stdio.ts";
+import type { ToolCaps } from "./tools/mod.ts";
+
+/**
+ * Make the server `shipcode-mcp` runs for `config`. Nothing of the
+ * workspace is loaded here: its modules (and their npm dependencies) load
+ * in the server's `setup`, when a method first needs them, so a client
+ * gets its `initialize` and `ping` answers without waiting for code those
+ * never use.
+ */
+export function createServer(config: Config): McpServer {
+  return new McpServer({
+    handlers,
+    info: { name: "shipcode-mcp", version: VERSION },
+    protocolVersions: config.protocolVersions,
+    // --watch adds subscriptions and list_changed; without it the
+    // capabilities are the ones the handler map implies.
+    capabilities: config.watch
+      ? { tools: {}, resources: { subscribe: true, listChanged: true } }
+      : undefined,
+    pageSize: config.pageSize,
+    logger: stderrLogger(config.logLevel),
+    setup: (server) => openWorkspace(server, config),
+  });
+}
+
+/** The limits the tools work within, from the flags. */
+export function toolCaps(config: Config): ToolCaps {
+  return {
+    maxEntries: config.maxEntries,
+    maxMatches: config.maxMatches,
+    maxReadBytes: config.maxReadBytes,
+    maxDepth: config.maxDepth,
+  };
+}
+
+/** Open `config.root` and register its tools and resources on `server`. */
+async function openWorkspace(server: McpServer, config: Config): Promise<void> {
+  const [{ Workspace }, { workspaceTools }, { WorkspaceResources }] =
+    await Promise.all([
+      import("./workspace/workspace.ts"),
+      import("./tools/mod.ts"),
+      import("./resources/provider.ts"),
+    ]);
+  const workspace = await Workspace.open(config.root, {
+    includeIgnored: config.includeIgnored,
+  });
+  server.resources = new WorkspaceResources(workspace, {
+    maxReadBytes: config.maxReadBytes,
+    maxResources: config.maxResources,
+    watch: config.watch,
+    watchOptions: {
+      // Watching is a convenience: a failure is logged, never fatal.
+      onError: (error) =>
+        server.logger.log("warn", "watching the root failed:", error),
+    },
+  });
+  for (const tool of workspaceTools(workspace, toolCaps(config))) {
+    server.tools.register(tool);
+  }
+}
 
 const encoder = new TextEncoder();
 
@@ -58,7 +126,6 @@ async function main(args: string[]): Promise<number> {
       return 0;
     }
     case "version": {
-      const { VERSION } = await import("./cli/help.ts");
       await writeAll(Deno.stdout, encoder.encode(`shipcode-mcp ${VERSION}\n`));
       return 0;
     }
@@ -103,7 +170,7 @@ async function main(args: string[]): Promise<number> {
           ),
         );
       }
-      const server = createShipcodeServer(command.config);
+      const server = createServer(command.config);
       const stop = new AbortController();
       // The first signal stops reading and gives work in flight a short
       // grace period (serveStdio's stopGraceMs), even when the client no

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { PERMISSION_FLAGS } from "../cli/run_command.ts";
 import { PROJECT_ROOT, serverCommand } from "../tests/server_command.ts";
 import type { CommandSpec } from "./process.ts";
 
@@ -132,8 +133,8 @@ export const SERVERS: readonly Server[] = [
         command: Deno.execPath(),
         args: [
           "run",
-          "--allow-read",
-          "--no-prompt",
+          // The server's own permissions, so the floor starts alike.
+          ...PERMISSION_FLAGS,
           `${PROJECT_ROOT}bench/floor.ts`,
         ],
         cwd: PROJECT_ROOT,

@@ -7,7 +7,13 @@
  * @module
  */
 
-import { type Config, DEFAULTS } from "./flags.ts";
+import {
+  type Config,
+  CONFIG_FLAGS,
+  DEFAULTS,
+  FLAGS,
+  formatValue,
+} from "./flags.ts";
 import {
   DENO_RUN_FLAGS,
   type DenoInstall,
@@ -59,32 +65,19 @@ export interface RunningProgram {
 
 /**
  * The command-line flags that reproduce `config` when serving: always the
- * absolute root, then every flag whose value differs from its default, so
- * `shipcode-mcp config cursor --watch` configures a watching server.
+ * absolute root, then every flag whose value differs from its default, in
+ * the order of the flag table, so `shipcode-mcp config cursor --watch`
+ * configures a watching server.
  */
 export function serveArgs(config: Config): string[] {
-  const args = ["--root", config.root];
-  if (config.logLevel !== DEFAULTS.logLevel) {
-    args.push("--log-level", config.logLevel);
+  const args = [`--${FLAGS.root.name}`, config.root];
+  for (const [key, flag] of CONFIG_FLAGS) {
+    if (key === "root") continue;
+    const value = formatValue(config[key]);
+    if (value === formatValue(DEFAULTS[key])) continue;
+    args.push(`--${flag.name}`);
+    if (flag.kind !== "switch") args.push(value);
   }
-  const versions = config.protocolVersions.join(",");
-  if (versions !== DEFAULTS.protocolVersions.join(",")) {
-    args.push("--protocol-versions", versions);
-  }
-  if (config.watch) args.push("--watch");
-  const numbers: [string, number, number][] = [
-    ["page-size", config.pageSize, DEFAULTS.pageSize],
-    ["max-resources", config.maxResources, DEFAULTS.maxResources],
-    ["max-line-bytes", config.maxLineBytes, DEFAULTS.maxLineBytes],
-    ["max-entries", config.maxEntries, DEFAULTS.maxEntries],
-    ["max-matches", config.maxMatches, DEFAULTS.maxMatches],
-    ["max-read-bytes", config.maxReadBytes, DEFAULTS.maxReadBytes],
-    ["max-depth", config.maxDepth, DEFAULTS.maxDepth],
-  ];
-  for (const [flag, value, fallback] of numbers) {
-    if (value !== fallback) args.push(`--${flag}`, String(value));
-  }
-  if (config.includeIgnored) args.push("--include-ignored");
   return args;
 }
 

@@ -17,7 +17,7 @@ import {
   unknownClientMessage,
 } from "./config.ts";
 import { type Config, DEFAULTS } from "./flags.ts";
-import { V8_FLAGS_ARG } from "./run_command.ts";
+import { DENO_RUN_FLAGS } from "./run_command.ts";
 
 const ROOT = "/home/ada/my project";
 const config: Config = { root: ROOT, ...DEFAULTS };
@@ -94,9 +94,7 @@ Deno.test("launchCommand: under deno, deno run with read-only, no-prompt permiss
     command: "/usr/local/bin/deno",
     args: [
       "run",
-      "--allow-read",
-      "--no-prompt",
-      V8_FLAGS_ARG,
+      ...DENO_RUN_FLAGS,
       "/src/shipcode/main.ts",
       "--root",
       ROOT,
@@ -122,9 +120,7 @@ Deno.test("launchCommand: deno from npm runs through npm's link, which upgrades 
       "-y",
       "deno@2.9.6",
       "run",
-      "--allow-read",
-      "--no-prompt",
-      V8_FLAGS_ARG,
+      ...DENO_RUN_FLAGS,
       "/src/shipcode/main.ts",
       "--root",
       ROOT,

@@ -1,61 +1,236 @@
 /**
- * Command-line flags of `shipcode-mcp`, parsed strictly and checked into a
- * typed {@linkcode Config}.
+ * Command-line flags of `shipcode-mcp`: the flag table ({@linkcode FLAGS}),
+ * and the parser that checks a command line against it into a typed
+ * {@linkcode Config}.
+ *
+ * Each flag is written once, as a row of the table: its name, the kind of
+ * value it takes, its default, an example and its help text. The parser,
+ * {@linkcode DEFAULTS}, `--help` (`help.ts`), the flags `config` carries
+ * into a client's configuration (`config.ts`) and the README's flag table
+ * (checked by `help_test.ts`) all come from the rows. A new flag is a new
+ * row, plus the code that uses its value.
  *
  * @module
  */
 
-import { isLogLevel, type LogLevel } from "../mcp/log.ts";
+import manifest from "../deno.json" with { type: "json" };
+import { isLogLevel, LOG_LEVELS, type LogLevel } from "../mcp/log.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../mcp/line_stream.ts";
 import {
   isProtocolVersion,
   PROTOCOL_VERSIONS,
 } from "../mcp/protocol_versions.ts";
+import { LATEST_PROTOCOL_VERSION } from "../mcp/server.ts";
+import { absolutePath } from "../workspace/path.ts";
 
-/** Everything the flags configure. */
-export interface Config {
-  /** The directory served. */
-  root: string;
-  /** Lowest level logged to stderr. */
-  logLevel: LogLevel;
-  /** Supported protocol versions, most preferred first. */
-  protocolVersions: string[];
-  /** Watch the root and notify subscribers of changes. */
-  watch: boolean;
-  /** Items per page of list results. */
-  pageSize: number;
-  /** Most files `resources/list` shows, over all pages. */
-  maxResources: number;
-  /** Longest accepted message line, in bytes. */
-  maxLineBytes: number;
-  /** Most entries `list_directory` and `find_files` return. */
-  maxEntries: number;
-  /** Most matches `search_text` returns. */
-  maxMatches: number;
-  /** Largest file, in bytes, that is read whole. */
-  maxReadBytes: number;
-  /** Deepest directory level `list_directory` descends to. */
-  maxDepth: number;
-  /** Serve files that .gitignore rules exclude. */
-  includeIgnored: boolean;
+/** The program's version, from `deno.json`: `--version`, `serverInfo`, `--help`. */
+export const VERSION: string = manifest.version;
+
+/** Fields every row of the flag table has. */
+interface Row {
+  /** The long name, without the leading `--`. */
+  readonly name: string;
+  /**
+   * One line of help, in Markdown as the README shows it; `--help` prints
+   * it without the backticks.
+   */
+  readonly help: string;
 }
 
-/** Defaults of every flag. */
-export const DEFAULTS: Omit<Config, "root"> = {
-  logLevel: "error",
-  protocolVersions: ["2025-06-18"],
-  watch: false,
-  // One page holds the whole capped resource list: clients that read only
-  // the first page (or stop after a few) still see all of it.
-  pageSize: 1000,
-  maxResources: 1000,
-  maxLineBytes: DEFAULT_MAX_LINE_BYTES,
-  maxEntries: 1000,
-  maxMatches: 200,
-  maxReadBytes: 1024 * 1024,
-  maxDepth: 8,
-  includeIgnored: false,
+/** A row for a flag that takes a value. */
+interface ValueRow extends Row {
+  /** The value's placeholder in `--help` and the README (`N`, `DIR`). */
+  readonly arg: string;
+  /** A value shown in error messages; default: the default value. */
+  readonly example?: string;
+  /** How the default reads in `--help` and the README; default: its value. */
+  readonly defaultText?: string;
+}
+
+/**
+ * One row of the flag table. The kind says how the value is read:
+ * - `path`: a directory, made absolute against the working directory;
+ * - `level`: a log level;
+ * - `versions`: protocol versions, comma-separated, most preferred first;
+ * - `count`: a whole number of at least 1; `bytes` is a count of bytes;
+ * - `switch`: on when given, off by default;
+ * - `action`: a command of its own (`--help`), with a one-letter alias.
+ */
+export type Flag =
+  | ValueRow & { readonly kind: "path"; readonly default: string }
+  | ValueRow & { readonly kind: "level"; readonly default: LogLevel }
+  | ValueRow & {
+    readonly kind: "versions";
+    readonly default: readonly string[];
+  }
+  | ValueRow & { readonly kind: "count" | "bytes"; readonly default: number }
+  | Row & { readonly kind: "switch" }
+  | Row & { readonly kind: "action"; readonly short: string };
+
+/**
+ * The flag table: every flag of `shipcode-mcp`, keyed by the
+ * {@linkcode Config} field it sets (the two actions by their command), in
+ * the order `--help` and the README list them.
+ */
+export const FLAGS = {
+  root: {
+    name: "root",
+    kind: "path",
+    arg: "DIR",
+    default: ".",
+    defaultText: "the current directory",
+    help: "directory to serve; must exist",
+  },
+  logLevel: {
+    name: "log-level",
+    kind: "level",
+    arg: "LEVEL",
+    default: "error",
+    example: "info",
+    help: "`debug`, `info`, `warn`, `error` or `silent`; logs go to stderr",
+  },
+  protocolVersions: {
+    name: "protocol-versions",
+    kind: "versions",
+    arg: "LIST",
+    default: [LATEST_PROTOCOL_VERSION],
+    help:
+      `supported MCP versions, comma-separated, most preferred first, from ${
+        PROTOCOL_VERSIONS.join(", ")
+      }`,
+  },
+  watch: {
+    name: "watch",
+    kind: "switch",
+    help: "watch the root: resource subscriptions and `list_changed`",
+  },
+  pageSize: {
+    name: "page-size",
+    kind: "count",
+    arg: "N",
+    // One page holds the whole capped resource list: clients that read
+    // only the first page (or stop after a few) still see all of it.
+    default: 1000,
+    help: "items per page of list results",
+  },
+  maxResources: {
+    name: "max-resources",
+    kind: "count",
+    arg: "N",
+    default: 1000,
+    help: "most files `resources/list` shows, the most useful first",
+  },
+  maxLineBytes: {
+    name: "max-line-bytes",
+    kind: "bytes",
+    arg: "N",
+    default: DEFAULT_MAX_LINE_BYTES,
+    help: "longest accepted message line",
+  },
+  maxEntries: {
+    name: "max-entries",
+    kind: "count",
+    arg: "N",
+    default: 1000,
+    help: "most entries `list_directory` and `find_files` return",
+  },
+  maxMatches: {
+    name: "max-matches",
+    kind: "count",
+    arg: "N",
+    default: 200,
+    help: "most matches `search_text` returns",
+  },
+  maxReadBytes: {
+    name: "max-read-bytes",
+    kind: "bytes",
+    arg: "N",
+    default: 1024 * 1024,
+    help: "largest file read whole",
+  },
+  maxDepth: {
+    name: "max-depth",
+    kind: "count",
+    arg: "N",
+    default: 8,
+    help: "deepest level `list_directory` descends to",
+  },
+  includeIgnored: {
+    name: "include-ignored",
+    kind: "switch",
+    help: "also serve files that `.gitignore` excludes",
+  },
+  help: {
+    name: "help",
+    kind: "action",
+    short: "h",
+    help: "show the flags, their defaults and examples",
+  },
+  version: {
+    name: "version",
+    kind: "action",
+    short: "V",
+    help: "print the version",
+  },
+} as const satisfies Record<string, Flag>;
+
+type Table = typeof FLAGS;
+
+/** The value a flag of kind `K` sets. */
+type ValueOf<K extends Flag["kind"]> = K extends "path" ? string
+  : K extends "level" ? LogLevel
+  : K extends "versions" ? string[]
+  : K extends "switch" ? boolean
+  : number;
+
+/**
+ * Everything the flags configure: one field per row of {@linkcode FLAGS}
+ * that is not an action, its type given by the row's kind.
+ */
+export type Config = {
+  -readonly [K in keyof Table as Table[K]["kind"] extends "action" ? never : K]:
+    ValueOf<Table[K]["kind"]>;
 };
+
+/** A {@linkcode Config} field: a flag that sets a value. */
+export type ConfigKey = keyof Config;
+
+/** The rows that set a {@linkcode Config} field, with the field's name. */
+export const CONFIG_FLAGS: readonly (readonly [ConfigKey, Flag])[] = Object
+  .entries(FLAGS).filter(([, flag]) => flag.kind !== "action") as [
+    ConfigKey,
+    Flag,
+  ][];
+
+/** The default of a row that sets a value (a switch is off). */
+function defaultOf(flag: Flag): Config[ConfigKey] {
+  if (flag.kind === "switch") return false;
+  if (flag.kind === "action") throw new TypeError(`--${flag.name} is no value`);
+  return flag.kind === "versions" ? [...flag.default] : flag.default;
+}
+
+/** Defaults of every flag but `--root` (whose default depends on the cwd). */
+export const DEFAULTS: Readonly<Omit<Config, "root">> = Object.fromEntries(
+  CONFIG_FLAGS.filter(([key]) => key !== "root").map((
+    [key, flag],
+  ) => [key, defaultOf(flag)]),
+) as Omit<Config, "root">;
+
+/**
+ * A value as written on the command line: a list comma-separated, a
+ * number in decimal. Switches and actions take none.
+ */
+export function formatValue(
+  value: string | number | boolean | readonly string[],
+): string {
+  return Array.isArray(value) ? value.join(",") : String(value);
+}
+
+/** The value error messages suggest for `flag`. */
+export function exampleOf(flag: Flag): string {
+  if (flag.kind === "switch" || flag.kind === "action") return "";
+  return flag.example ?? formatValue(defaultOf(flag));
+}
 
 /**
  * The protocol versions `config` writes into a client's configuration when
@@ -82,61 +257,23 @@ export class UsageError extends Error {
   }
 }
 
-const OPTIONS = {
-  "root": { type: "string" },
-  "log-level": { type: "string" },
-  "protocol-versions": { type: "string" },
-  "watch": { type: "boolean" },
-  "page-size": { type: "string" },
-  "max-resources": { type: "string" },
-  "max-line-bytes": { type: "string" },
-  "max-entries": { type: "string" },
-  "max-matches": { type: "string" },
-  "max-read-bytes": { type: "string" },
-  "max-depth": { type: "string" },
-  "include-ignored": { type: "boolean" },
-  "help": { type: "boolean", short: "h" },
-  "version": { type: "boolean", short: "V" },
-} as const;
-
 /** The long name of every flag, without the leading `--`. */
-export const FLAG_NAMES: readonly string[] = Object.keys(OPTIONS);
+export const FLAG_NAMES: readonly string[] = Object.values(FLAGS).map((flag) =>
+  flag.name
+);
 
-function positiveInteger(
-  flag: string,
-  value: string | undefined,
-  fallback: number,
-): number {
-  if (value === undefined) return fallback;
-  if (
-    !/^[0-9]+$/.test(value) || Number(value) < 1 ||
-    !Number.isSafeInteger(Number(value))
-  ) {
-    throw new UsageError(
-      `--${flag} must be a whole number of at least 1, got "${value}"; for example --${flag} ${fallback}.`,
-    );
-  }
-  return Number(value);
-}
-
-/** An example value per flag that takes one, for error messages. */
-const EXAMPLE_VALUES: Record<string, string> = {
-  "root": ".",
-  "log-level": "info",
-  "protocol-versions": DEFAULTS.protocolVersions.join(","),
-  "page-size": String(DEFAULTS.pageSize),
-  "max-resources": String(DEFAULTS.maxResources),
-  "max-line-bytes": String(DEFAULTS.maxLineBytes),
-  "max-entries": String(DEFAULTS.maxEntries),
-  "max-matches": String(DEFAULTS.maxMatches),
-  "max-read-bytes": String(DEFAULTS.maxReadBytes),
-  "max-depth": String(DEFAULTS.maxDepth),
-};
-
-type Values = { [name: string]: string | boolean | undefined };
+const BY_NAME: ReadonlyMap<string, Flag> = new Map(
+  Object.values(FLAGS).map((flag) => [flag.name, flag]),
+);
 
 /** A short flag's long name. */
-const SHORT: Record<string, string> = { h: "help", V: "version" };
+const SHORT: ReadonlyMap<string, string> = new Map(
+  Object.values(FLAGS).flatMap((flag) =>
+    flag.kind === "action" ? [[flag.short, flag.name]] : []
+  ),
+);
+
+type Values = { [name: string]: string | boolean | undefined };
 
 /**
  * Split `args` into flag values and positionals, strictly: unknown flags,
@@ -167,11 +304,9 @@ function tokenize(args: readonly string[]): {
     if (arg.startsWith("--")) {
       const eq = arg.indexOf("=");
       const name = eq < 0 ? arg.slice(2) : arg.slice(2, eq);
-      const type = Object.hasOwn(OPTIONS, name)
-        ? OPTIONS[name as keyof typeof OPTIONS].type
-        : undefined;
-      if (type === undefined) throw unknown(`--${name}`);
-      if (type === "boolean") {
+      const flag = BY_NAME.get(name);
+      if (flag === undefined) throw unknown(`--${name}`);
+      if (flag.kind === "switch" || flag.kind === "action") {
         if (eq >= 0) {
           throw new UsageError(
             `--${name} is a switch and takes no value; write --${name} alone.`,
@@ -183,14 +318,13 @@ function tokenize(args: readonly string[]): {
       } else if (i + 1 < args.length && !args[i + 1].startsWith("-")) {
         values[name] = args[++i];
       } else {
-        const example = EXAMPLE_VALUES[name] ?? "VALUE";
         throw new UsageError(
-          `--${name} needs a value; for example: --${name} ${example}`,
+          `--${name} needs a value; for example: --${name} ${exampleOf(flag)}`,
         );
       }
     } else if (arg.startsWith("-") && arg.length > 1) {
       for (const letter of arg.slice(1)) {
-        const name = SHORT[letter];
+        const name = SHORT.get(letter);
         if (name === undefined) throw unknown(`-${letter}`);
         values[name] = true;
       }
@@ -201,30 +335,64 @@ function tokenize(args: readonly string[]): {
   return { values, positionals };
 }
 
-/** The value of a string flag (tokenize guarantees the type). */
-function text(values: Values, name: string): string | undefined {
-  return values[name] as string | undefined;
-}
-
-/**
- * Make `path` absolute against `cwd` and drop `.` and `..` segments, so
- * logs, resource URIs and `config` output never depend on where the client
- * started the server. POSIX paths, and Windows drive paths.
- */
-export function absolutePath(cwd: string, path: string): string {
-  if (path.startsWith("\\\\")) return path; // A UNC path: leave it be.
-  const full = /^(?:[\\/]|[A-Za-z]:[\\/])/.test(path) ? path : `${cwd}/${path}`;
-  const windows = /^[A-Za-z]:[\\/]/.test(full);
-  const parts = full.split(windows ? /[\\/]+/ : /\/+/);
-  const head = parts.shift() ?? "";
-  const kept: string[] = [];
-  for (const part of parts) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") kept.pop();
-    else kept.push(part);
+/** Check and convert the text given for `flag`; `cwd` resolves paths. */
+function readValue(flag: Flag, text: string, cwd: string): Config[ConfigKey] {
+  const name = `--${flag.name}`;
+  switch (flag.kind) {
+    case "path":
+      if (text.trim() === "") {
+        throw new UsageError(
+          `${name} needs a directory, got an empty string; for example ${name} ${
+            exampleOf(flag)
+          }`,
+        );
+      }
+      // Absolute, so logs, resource URIs and `config` output never depend
+      // on the directory the client happens to start the server in.
+      return absolutePath(cwd, text);
+    case "level":
+      if (!isLogLevel(text)) {
+        throw new UsageError(
+          `${name} must be one of ${LOG_LEVELS.join(", ")}; got "${text}".`,
+        );
+      }
+      return text;
+    case "versions": {
+      const versions = text.split(",").map((v) => v.trim())
+        .filter((v) => v.length > 0);
+      const bad = versions.find((v) => !/^\d{4}-\d{2}-\d{2}$/.test(v));
+      if (versions.length === 0 || bad !== undefined) {
+        throw new UsageError(
+          `${name} takes dates like ${LATEST_PROTOCOL_VERSION}, comma-separated, most preferred first; got "${text}".`,
+        );
+      }
+      const unknown = versions.find((v) => !isProtocolVersion(v));
+      if (unknown !== undefined) {
+        throw new UsageError(
+          `${name}: this server does not speak MCP ${unknown}; choose from ${
+            PROTOCOL_VERSIONS.join(", ")
+          }, comma-separated, most preferred first.`,
+        );
+      }
+      return versions;
+    }
+    case "count":
+    case "bytes":
+      if (
+        !/^[0-9]+$/.test(text) || Number(text) < 1 ||
+        !Number.isSafeInteger(Number(text))
+      ) {
+        throw new UsageError(
+          `${name} must be a whole number of at least 1, got "${text}"; for example ${name} ${
+            exampleOf(flag)
+          }.`,
+        );
+      }
+      return Number(text);
+    case "switch":
+    case "action":
+      throw new TypeError(`${name} takes no value`);
   }
-  const separator = windows ? "\\" : "/";
-  return head + separator + kept.join(separator);
 }
 
 /** Parse `args` (without the program name) into a {@linkcode Command}. */
@@ -233,89 +401,24 @@ export function parseFlags(args: string[], cwd: string): Command {
   if (values.help) return { kind: "help" };
   if (values.version) return { kind: "version" };
 
-  const logLevel = text(values, "log-level") ?? DEFAULTS.logLevel;
-  if (!isLogLevel(logLevel)) {
-    throw new UsageError(
-      `--log-level must be one of debug, info, warn, error, silent; got "${logLevel}".`,
-    );
+  const config: Record<string, Config[ConfigKey]> = {};
+  for (const [key, flag] of CONFIG_FLAGS) {
+    const given = values[flag.name];
+    if (flag.kind === "switch") config[key] = given === true;
+    else if (typeof given === "string") {
+      config[key] = readValue(flag, given, cwd);
+    } else if (flag.kind === "path") {
+      config[key] = absolutePath(cwd, flag.default);
+    } else config[key] = defaultOf(flag);
   }
-  let protocolVersions = DEFAULTS.protocolVersions;
-  const versions = text(values, "protocol-versions");
-  if (versions !== undefined) {
-    protocolVersions = versions.split(",").map((v) => v.trim())
-      .filter((v) => v.length > 0);
-    const bad = protocolVersions.find((v) => !/^\d{4}-\d{2}-\d{2}$/.test(v));
-    if (protocolVersions.length === 0 || bad !== undefined) {
-      throw new UsageError(
-        `--protocol-versions takes dates like 2025-06-18, comma-separated, most preferred first; got "${versions}".`,
-      );
-    }
-    const unknown = protocolVersions.find((v) => !isProtocolVersion(v));
-    if (unknown !== undefined) {
-      throw new UsageError(
-        `--protocol-versions: this server does not speak MCP ${unknown}; choose from ${
-          PROTOCOL_VERSIONS.join(", ")
-        }, comma-separated, most preferred first.`,
-      );
-    }
-  }
-  const root = text(values, "root");
-  if (root !== undefined && root.trim() === "") {
-    throw new UsageError(
-      `--root needs a directory, got an empty string; for example --root .`,
-    );
-  }
-  const config: Config = {
-    // Absolute, so logs, resource URIs and `config` output never depend on
-    // the directory the client happens to start the server in.
-    root: absolutePath(cwd, root ?? "."),
-    logLevel,
-    protocolVersions,
-    watch: values.watch === true,
-    pageSize: positiveInteger(
-      "page-size",
-      text(values, "page-size"),
-      DEFAULTS.pageSize,
-    ),
-    maxResources: positiveInteger(
-      "max-resources",
-      text(values, "max-resources"),
-      DEFAULTS.maxResources,
-    ),
-    maxLineBytes: positiveInteger(
-      "max-line-bytes",
-      text(values, "max-line-bytes"),
-      DEFAULTS.maxLineBytes,
-    ),
-    maxEntries: positiveInteger(
-      "max-entries",
-      text(values, "max-entries"),
-      DEFAULTS.maxEntries,
-    ),
-    maxMatches: positiveInteger(
-      "max-matches",
-      text(values, "max-matches"),
-      DEFAULTS.maxMatches,
-    ),
-    maxReadBytes: positiveInteger(
-      "max-read-bytes",
-      text(values, "max-read-bytes"),
-      DEFAULTS.maxReadBytes,
-    ),
-    maxDepth: positiveInteger(
-      "max-depth",
-      text(values, "max-depth"),
-      DEFAULTS.maxDepth,
-    ),
-    includeIgnored: values["include-ignored"] === true,
-  };
-  if (positionals.length === 0) return { kind: "serve", config };
+  const result = config as Config;
+  if (positionals.length === 0) return { kind: "serve", config: result };
   if (positionals[0] === "config") {
     if (positionals.length <= 2) {
-      if (versions === undefined) {
-        config.protocolVersions = [...CLIENT_PROTOCOL_VERSIONS];
+      if (values[FLAGS.protocolVersions.name] === undefined) {
+        result.protocolVersions = [...CLIENT_PROTOCOL_VERSIONS];
       }
-      return { kind: "config", client: positionals[1], config };
+      return { kind: "config", client: positionals[1], config: result };
     }
     throw new UsageError(
       `config takes one client name, got "${

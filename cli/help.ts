@@ -1,17 +1,71 @@
 /**
- * The text of `shipcode-mcp --help`, and the version.
+ * The text of `shipcode-mcp --help`, the README's flag table and the note
+ * shown when a person starts the server by hand, all written from the flag
+ * table ({@linkcode FLAGS}).
  *
  * @module
  */
 
-import { DEFAULTS } from "./flags.ts";
-import { PROTOCOL_VERSIONS } from "../mcp/protocol_versions.ts";
+import { exampleOf, type Flag, FLAGS, formatValue, VERSION } from "./flags.ts";
 
-/** The version `--version` prints and `serverInfo` carries. */
-export const VERSION = "1.0.0";
+const MIB = 1024 * 1024;
+
+/**
+ * How `flag`'s default reads, in Markdown (the value in backticks, a byte
+ * count also in MiB) or as plain text; undefined for an action, which has
+ * none.
+ */
+export function defaultText(
+  flag: Flag,
+  markdown: boolean,
+): string | undefined {
+  switch (flag.kind) {
+    case "action":
+      return undefined;
+    case "switch":
+      return "off";
+    default: {
+      if (flag.defaultText !== undefined) return flag.defaultText;
+      const value = formatValue(flag.default);
+      const mib = flag.kind === "bytes" && flag.default % MIB === 0
+        ? `${flag.default / MIB} MiB`
+        : undefined;
+      if (!markdown) return mib === undefined ? value : `${value}, ${mib}`;
+      return mib === undefined ? `\`${value}\`` : `\`${value}\` (${mib})`;
+    }
+  }
+}
+
+/** How `flag` is written with its value: `--root DIR`, `-h, --help`. */
+function usage(flag: Flag, markdown: boolean): string {
+  const tick = markdown ? "`" : "";
+  const long = `${tick}--${flag.name}${
+    "arg" in flag ? ` ${flag.arg}` : ""
+  }${tick}`;
+  return flag.kind === "action"
+    ? `${tick}-${flag.short}${tick}, ${long}`
+    : long;
+}
+
+/** Markdown without its backticks, for the terminal. */
+function plain(text: string): string {
+  return text.replaceAll("`", "");
+}
+
+/** One `--help` line per flag: usage, help, and the default. */
+function flagLines(): string {
+  return Object.values(FLAGS).map((flag: Flag) => {
+    const fallback = defaultText(flag, false);
+    const help = fallback === undefined
+      ? plain(flag.help)
+      : `${plain(flag.help)} (default: ${fallback})`;
+    return `  ${usage(flag, false).padEnd(27)}${help}\n`;
+  }).join("");
+}
 
 /** The `--help` text: every flag, its default, and an example. */
 export function helpText(): string {
+  const root = exampleOf(FLAGS.root);
   return `shipcode-mcp ${VERSION} — an MCP server that serves a code workspace, read-only, on stdio.
 
 Usage:
@@ -20,27 +74,21 @@ Usage:
                                        claude-desktop, claude-code, cursor or vscode
 
 Flags:
-  --root DIR                 directory to serve (default: the current directory)
-  --log-level LEVEL          debug, info, warn, error or silent; logs go to stderr (default: ${DEFAULTS.logLevel})
-  --protocol-versions LIST   supported MCP versions, most preferred first, from ${
-    PROTOCOL_VERSIONS.join(", ")
-  } (default: ${DEFAULTS.protocolVersions.join(",")})
-  --watch                    watch the root; enables resource subscriptions and list_changed (default: off)
-  --page-size N              items per page of list results (default: ${DEFAULTS.pageSize})
-  --max-resources N          most files resources/list shows, the most useful first (default: ${DEFAULTS.maxResources})
-  --max-line-bytes N         longest accepted message line (default: ${DEFAULTS.maxLineBytes})
-  --max-entries N            most entries list_directory and find_files return (default: ${DEFAULTS.maxEntries})
-  --max-matches N            most matches search_text returns (default: ${DEFAULTS.maxMatches})
-  --max-read-bytes N         largest file read whole (default: ${DEFAULTS.maxReadBytes})
-  --max-depth N              deepest level list_directory descends to (default: ${DEFAULTS.maxDepth})
-  --include-ignored          also serve files that .gitignore excludes (default: off)
-  -h, --help                 show this help
-  -V, --version              print the version
-
+${flagLines()}
 Examples:
-  echo '{"jsonrpc":"2.0","id":1,"method":"ping"}' | shipcode-mcp --root .
+  echo '{"jsonrpc":"2.0","id":1,"method":"ping"}' | shipcode-mcp --root ${root}
   shipcode-mcp config claude-desktop --root ~/code/project
 `;
+}
+
+/**
+ * The rows of the README's flag table (flag, default, meaning), in
+ * Markdown, as `README.md` must show them.
+ */
+export function readmeFlagRows(): [string, string, string][] {
+  return Object.values(FLAGS).map((
+    flag: Flag,
+  ) => [usage(flag, true), defaultText(flag, true) ?? "", flag.help]);
 }
 
 /**

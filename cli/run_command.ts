@@ -1,15 +1,33 @@
 /**
- * How the server is run from source: the `deno run` flags every launcher
- * uses (the `start` task, `shipcode.yml`, the command `config` prints, the
- * tests), and the `deno` command a client should spawn.
+ * How the server is run: the `deno run` flags every launcher uses (the
+ * `start` task, `shipcode.yml`, the command `config` prints, the bundle's
+ * and the benchmark's command lines, the tests), and the `deno` command a
+ * client should spawn.
  *
- * The flags live here once; `deno.json` and `shipcode.yml` repeat them as
- * text, and a test checks that they agree.
+ * The flags live here once. Code imports them; the text files that cannot
+ * (`deno.json`, `shipcode.yml`, the README) are checked against them by
+ * `run_command_test.ts`.
  *
  * @module
  */
 
-import { V8_REGEX_FLAGS } from "../tools/regex.ts";
+/**
+ * Deno's permissions for the server: read files and nothing else, and
+ * never a permission prompt, which would wait on the stdin that carries
+ * the protocol.
+ */
+export const PERMISSION_FLAGS: readonly string[] = [
+  "--allow-read",
+  "--no-prompt",
+];
+
+/**
+ * V8's linear-time regex engine, and the fallback to it when a regex
+ * backtracks too much: with it `search_text`'s regexes stay finite (see
+ * `tools/regex.ts`, which refuses the regexes that engine cannot run).
+ */
+export const V8_REGEX_FLAGS =
+  "--enable-experimental-regexp-engine-on-excessive-backtracks,--enable-experimental-regexp-engine";
 
 /**
  * V8's young generation capped at 4 MiB a half: under a flood of large
@@ -24,13 +42,10 @@ export const V8_FLAGS_ARG = `--v8-flags=${V8_REGEX_FLAGS},${V8_MEMORY_FLAGS}`;
 
 /**
  * The flags of `deno run` that run the server from source or as the
- * bundle: read access only, never a permission prompt on the stdin that
- * carries the protocol, and V8's linear-time regex engine (see
- * `tools/regex.ts`).
+ * bundle: {@linkcode PERMISSION_FLAGS}, then {@linkcode V8_FLAGS_ARG}.
  */
 export const DENO_RUN_FLAGS: readonly string[] = [
-  "--allow-read",
-  "--no-prompt",
+  ...PERMISSION_FLAGS,
   V8_FLAGS_ARG,
 ];
 

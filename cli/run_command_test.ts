@@ -1,5 +1,11 @@
 import { strict as assert } from "node:assert";
-import { DENO_RUN_FLAGS, stableDenoCommand } from "./run_command.ts";
+import {
+  DENO_RUN_FLAGS,
+  PERMISSION_FLAGS,
+  stableDenoCommand,
+  V8_FLAGS_ARG,
+  V8_REGEX_FLAGS,
+} from "./run_command.ts";
 
 function install(execPath: string, files: string[], windows = false) {
   return {
@@ -88,12 +94,34 @@ Deno.test("stableDenoCommand: other installs are used as they are", () => {
   }
 });
 
+const ROOT = new URL("../", import.meta.url);
+
 Deno.test("DENO_RUN_FLAGS: the start task and shipcode.yml run the server with them", async () => {
-  const root = new URL("../", import.meta.url);
-  const tasks = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)))
+  const tasks = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)))
     .tasks as Record<string, string>;
   const flags = DENO_RUN_FLAGS.join(" ");
   assert.ok(tasks.start.includes(`deno run ${flags} `), tasks.start);
-  const yml = await Deno.readTextFile(new URL("shipcode.yml", root));
+  const yml = await Deno.readTextFile(new URL("shipcode.yml", ROOT));
   assert.match(yml, new RegExp(`^run: deno run ${flags} `, "m"));
+});
+
+Deno.test("DENO_RUN_FLAGS: every deno run command line in the README grants the same permissions and V8 flags", async () => {
+  // Shell continuations (also inside `#` comments) joined into one line.
+  const readme = (await Deno.readTextFile(new URL("README.md", ROOT)))
+    .replace(/ *\\\n[ #]*/g, " ");
+  const runs = [...readme.matchAll(/deno run (--[^`\n]*)/g)].map((m) => m[1]);
+  assert.ok(runs.length >= 3, `only ${runs.length} deno run lines found`);
+  for (const run of runs) {
+    assert.ok(run.startsWith(`${PERMISSION_FLAGS.join(" ")} `), run);
+  }
+  const v8 = [...readme.matchAll(/--v8-flags=[^\s`]*/g)].map((m) => m[0]);
+  assert.ok(v8.length >= 2, `only ${v8.length} --v8-flags found`);
+  for (const arg of v8) {
+    assert.ok(
+      [V8_FLAGS_ARG, `--v8-flags=${V8_REGEX_FLAGS}`, "--v8-flags=…"].includes(
+        arg,
+      ),
+      arg,
+    );
+  }
 });

@@ -15,6 +15,8 @@
  * @module
  */
 
+import { absolutePath } from "../workspace/path.ts";
+
 /** Options of {@linkcode pathToFileHref}. */
 export interface FileHrefOptions {
   /**
@@ -25,23 +27,10 @@ export interface FileHrefOptions {
   windows?: boolean;
 }
 
-// The names of a path's segments once `.`, `..` and empty ones are
-// resolved; `..` never climbs above the root.
-function resolvedSegments(segments: string[]): string[] {
-  const out: string[] = [];
-  for (const segment of segments) {
-    if (segment === "" || segment === ".") continue;
-    if (segment === "..") out.pop();
-    else out.push(segment);
-  }
-  return out;
-}
-
 function resolvePosix(path: string): string {
   // Deno.cwd() is only reached for a relative path, which callers with a
   // real absolute path never pass.
-  const absolute = path.startsWith("/") ? path : `${Deno.cwd()}/${path}`;
-  return "/" + resolvedSegments(absolute.split("/")).join("/");
+  return absolutePath(path.startsWith("/") ? "/" : Deno.cwd(), path);
 }
 
 // A Windows path as `X:\a\b`, or `\\server\share\a` for UNC paths.
@@ -68,8 +57,7 @@ function resolveWindows(path: string): string {
       full = `${cwd}\\${full}`;
     }
   }
-  const segments = resolvedSegments(full.slice(2).split(/[\\/]/));
-  return `${full.slice(0, 2)}\\${segments.join("\\")}`;
+  return absolutePath("", full); // A drive path by now: no cwd needed.
 }
 
 // `%`, what the pathname setter drops (LF, CR, tab) or takes for a

@@ -27,8 +27,8 @@ import { createHash } from "node:crypto";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { VERSION } from "../cli/help.ts";
-import { V8_FLAGS_ARG } from "../cli/run_command.ts";
+import { VERSION } from "../cli/flags.ts";
+import { DENO_RUN_FLAGS } from "../cli/run_command.ts";
 
 /** The targets `--all` builds, as `deno compile --target` names them. */
 export const TARGETS = [
@@ -38,9 +38,6 @@ export const TARGETS = [
   "aarch64-apple-darwin",
   "x86_64-pc-windows-msvc",
 ] as const;
-
-/** The permissions baked into the binary: read files, never prompt. */
-export const PERMISSION_FLAGS = ["--allow-read", "--no-prompt"] as const;
 
 /** The file whose text says why the binary could not be built. */
 export const UNAVAILABLE_FILE = "shipcode-mcp.unavailable";
@@ -105,8 +102,8 @@ async function compile(
 ): Promise<CompileOutcome> {
   const args = [
     "compile",
-    ...PERMISSION_FLAGS,
-    V8_FLAGS_ARG,
+    // The binary runs with the permissions and V8 flags of `deno run`.
+    ...DENO_RUN_FLAGS,
     "--quiet",
     "-o",
     output,

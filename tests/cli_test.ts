@@ -7,9 +7,8 @@
 
 import { strict as assert } from "node:assert";
 import { join } from "node:path";
-import { CLIENT_PROTOCOL_VERSIONS, FLAG_NAMES } from "../cli/flags.ts";
+import { CLIENT_PROTOCOL_VERSIONS, FLAG_NAMES, VERSION } from "../cli/flags.ts";
 import { stableDenoCommand } from "../cli/run_command.ts";
-import { VERSION } from "../cli/help.ts";
 import {
   PROJECT_ROOT,
   serverCommand,

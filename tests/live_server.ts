@@ -6,7 +6,7 @@
  * @module
  */
 
-import { serverCommand, target } from "./server_command.ts";
+import { serverCommand } from "./server_command.ts";
 
 /** One response line, parsed, with the raw line and when it arrived. */
 export interface Received {
@@ -36,7 +36,7 @@ export class LiveServer implements AsyncDisposable {
   #nextId = 1000;
 
   private constructor(args: string[], launch?: LiveLaunch) {
-    const { command, args: full } = launch ?? serverCommand(args, target());
+    const { command, args: full } = launch ?? serverCommand(args);
     this.#child = new Deno.Command(command, {
       args: full,
       stdin: "piped",

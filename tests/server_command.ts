@@ -1,7 +1,8 @@
 /**
- * How tests start the server process. `SHIPCODE_TARGET` picks what runs:
- * `source` (default: `deno run main.ts`), `bundle` (`dist/shipcode-mcp.js`)
- * or `binary` (`dist/shipcode-mcp`), so one suite covers all three.
+ * How tests start the server process: from source (`deno run main.ts`), as
+ * the bundle (`dist/shipcode-mcp.js`) or as the compiled binary
+ * (`dist/shipcode-mcp`), so one suite covers all three. Source and bundle
+ * run with `cli/run_command.ts`'s `DENO_RUN_FLAGS`, as users run them.
  *
  * @module
  */
@@ -17,19 +18,11 @@ export const PROJECT_ROOT: string = fileURLToPath(
 /** Which build of the server the tests run against. */
 export type Target = "source" | "bundle" | "binary";
 
-/** The target named by `SHIPCODE_TARGET`, default `source`. */
-export function target(): Target {
-  const value = Deno.env.get("SHIPCODE_TARGET") ?? "source";
-  if (value !== "source" && value !== "bundle" && value !== "binary") {
-    throw new Error(
-      `SHIPCODE_TARGET must be source, bundle or binary, not "${value}"`,
-    );
-  }
-  return value;
-}
-
 /** The command (program and arguments) that starts the server with `args`. */
-export function serverCommand(args: string[] = [], which: Target = target()): {
+export function serverCommand(
+  args: string[] = [],
+  which: Target = "source",
+): {
   command: string;
   args: string[];
 } {

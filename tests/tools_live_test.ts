@@ -7,6 +7,7 @@
  */
 
 import { strict as assert } from "node:assert";
+import { PERMISSION_FLAGS } from "../cli/run_command.ts";
 import { cpuOver, LiveServer } from "./live_server.ts";
 import { PROJECT_ROOT } from "./server_command.ts";
 
@@ -105,8 +106,7 @@ Deno.test("run without the V8 regex flags, a regex that could backtrack badly is
     command: Deno.execPath(),
     args: [
       "run",
-      "--allow-read",
-      "--no-prompt",
+      ...PERMISSION_FLAGS,
       `${PROJECT_ROOT}main.ts`,
       "--root",
       ws.root,

@@ -7,7 +7,7 @@
  */
 
 import { strict as assert } from "node:assert";
-import { createShipcodeServer } from "../app.ts";
+import { createServer } from "../main.ts";
 import { parseFlags } from "../cli/flags.ts";
 import type { JsonObject } from "../mcp/jsonrpc.ts";
 import { makeTempWorkspace, SECRET } from "../tests/tools_fixture.ts";
@@ -336,7 +336,7 @@ Deno.test("every registered tool's inputSchema and outputSchema is portable", as
     const command = parseFlags(["--root", root], root);
     assert.equal(command.kind, "serve");
     if (command.kind !== "serve") return;
-    const server = createShipcodeServer(command.config);
+    const server = createServer(command.config);
     await server.ready();
     const tools = server.tools.list();
     assert.ok(tools.length > 0, "the registry holds no tools");

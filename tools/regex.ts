@@ -16,7 +16,7 @@
  *
  * A worker stuck in a backtracking regex cannot be stopped (not even by
  * `terminate()`), so this check is what keeps every search finite. When
- * the process runs without {@linkcode V8_REGEX_FLAGS} (e.g. a plain `deno
+ * the process runs without these V8 flags (e.g. a plain `deno
  * run main.ts`), the `l` flag does not exist: regexes that can backtrack
  * badly (nested quantifiers, backreferences, lookahead) are then refused
  * by a conservative syntactic check instead, and the rest run under the
@@ -26,14 +26,6 @@
  */
 
 import { ToolFailure } from "../mcp/tool.ts";
-
-/**
- * The V8 flags every way of running the server passes (`deno run
- * --v8-flags=…`, `deno compile --v8-flags=…`): the linear-time engine and
- * the fallback to it on excessive backtracking.
- */
-export const V8_REGEX_FLAGS =
-  "--enable-experimental-regexp-engine-on-excessive-backtracks,--enable-experimental-regexp-engine";
 
 /** Longest regular expression accepted, in characters. */
 export const MAX_REGEX_LENGTH = 4096;
