@@ -26,7 +26,7 @@ export class OversizedLine {
 /** One framed line: its bytes, or a marker when it was too long. */
 export type Line = Uint8Array | OversizedLine;
 
-/** Options for {@linkcode LineSplitter} and {@linkcode LineStream}. */
+/** Options for a {@linkcode LineSplitter}. */
 export interface LineOptions {
   /** Lines longer than this many bytes become {@linkcode OversizedLine}. */
   maxLineBytes?: number;
@@ -155,33 +155,6 @@ export class LineSplitter {
 
 function endsWithCr(bytes: Uint8Array): boolean {
   return bytes.length > 0 && bytes[bytes.length - 1] === CR;
-}
-
-/**
- * A `TransformStream` from bytes to lines, the byte-level counterpart of
- * std's `TextLineStream`.
- *
- * @example Read lines of stdin
- * ```ts
- * import { LineStream } from "./line_stream.ts";
- * for await (const line of Deno.stdin.readable.pipeThrough(new LineStream())) {
- *   if (line instanceof Uint8Array) console.error(line.length);
- * }
- * ```
- */
-export class LineStream extends TransformStream<Uint8Array, Line> {
-  /** Make a stream with the given cap. */
-  constructor(options: LineOptions = {}) {
-    const splitter = new LineSplitter(options);
-    super({
-      transform(chunk, controller) {
-        splitter.push(chunk, (line) => controller.enqueue(line));
-      },
-      flush(controller) {
-        splitter.end((line) => controller.enqueue(line));
-      },
-    });
-  }
 }
 
 const UTF8_BOM = [0xef, 0xbb, 0xbf];

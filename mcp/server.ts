@@ -56,7 +56,9 @@ export type Handler = (
 
 /**
  * A handler whose module loads on its first call, keeping that module (and
- * what it imports) off the start-up path.
+ * what it imports) off the start-up path. It runs once the server is ready
+ * (see {@linkcode McpServer.ready}): a lazy handler may use the tool and
+ * resource registries that the server's `setup` fills.
  *
  * @example
  * ```ts
@@ -74,7 +76,10 @@ export function lazyHandler(load: () => Promise<Handler>): Handler {
       // A failed load is tried again on the next call.
       loading.catch(() => loading = undefined);
     }
-    return await (await loading)(params, ctx);
+    // The module loads while the server's setup runs.
+    const handler = loading;
+    await ctx.server.ready();
+    return await (await handler)(params, ctx);
   };
 }
 
@@ -94,7 +99,7 @@ export function isNotificationMethod(method: string): boolean {
 
 /** The server's identity, as sent in `serverInfo`. */
 export interface ServerInfo {
-  /** Program name, e.g. `shipcode-mcp`. */
+  /** Program name, e.g. `example-mcp`. */
   name: string;
   /** Program version. */
   version: string;
@@ -106,14 +111,18 @@ export interface ServerInfo {
 export interface McpServerOptions {
   /** The method map; see `handlers/mod.ts` for the default one. */
   handlers: HandlerMap;
-  /** `serverInfo`; default `shipcode-mcp` `1.0.0`. */
-  info?: ServerInfo;
+  /** `serverInfo`: who the server is. */
+  info: ServerInfo;
   /**
    * Protocol versions this server speaks, most preferred first; the first is
    * offered when a client asks for one not in the list. Default: 2025-06-18.
    */
   protocolVersions?: readonly string[];
-  /** The `capabilities` object of the initialize result, sent as given. */
+  /**
+   * The `capabilities` object of the initialize result, sent as given.
+   * Default: what the method map implies (see
+   * {@linkcode capabilitiesOf}).
+   */
   capabilities?: JsonObject;
   /** Optional `instructions` for the client's model. */
   instructions?: string;
@@ -136,17 +145,37 @@ export interface McpServerOptions {
   setup?: (server: McpServer) => Promise<void>;
 }
 
-/** The protocol version this project implements. */
+/** The latest protocol version this library implements. */
 export const LATEST_PROTOCOL_VERSION = "2025-06-18";
 
-/** The default initialize capabilities: exactly what the course tester expects. */
-export const DEFAULT_CAPABILITIES: JsonObject = { tools: {}, resources: {} };
+/** Each capability, and the method whose handler implies it. */
+const CAPABILITY_METHODS = [
+  ["tools", "tools/list"],
+  ["resources", "resources/list"],
+  ["prompts", "prompts/list"],
+  ["logging", "logging/setLevel"],
+  ["completions", "completion/complete"],
+] as const;
 
-/** The default `serverInfo`. */
-export const DEFAULT_SERVER_INFO: ServerInfo = {
-  name: "shipcode-mcp",
-  version: "1.0.0",
-};
+/**
+ * The initialize `capabilities` a method map implies: an empty object for
+ * each feature whose method it handles, in the order tools, resources,
+ * prompts, logging, completions.
+ *
+ * @example
+ * ```ts
+ * import { capabilitiesOf } from "./server.ts";
+ * const caps = capabilitiesOf({ "tools/list": () => ({ tools: [] }) });
+ * console.log(JSON.stringify(caps)); // {"tools":{}}
+ * ```
+ */
+export function capabilitiesOf(handlers: HandlerMap): JsonObject {
+  const capabilities: JsonObject = {};
+  for (const [capability, method] of CAPABILITY_METHODS) {
+    if (Object.hasOwn(handlers, method)) capabilities[capability] = {};
+  }
+  return capabilities;
+}
 
 // One is made per message, so everything a handler may not need (the id
 // key, _meta, the AbortController) is worked out on first use.
@@ -216,12 +245,22 @@ export type DispatchResult = string | undefined | Promise<string | undefined>;
 /**
  * An MCP server: configuration plus registries, free of any transport.
  *
- * @example Serve on stdio
+ * @example Answer a message in-process
  * ```ts
  * import { McpServer } from "./server.ts";
+ * import { Session } from "./session.ts";
  * import { handlers } from "../handlers/mod.ts";
- * import { serveStdio } from "./transports/stdio.ts";
- * await serveStdio(new McpServer({ handlers }));
+ *
+ * const server = new McpServer({
+ *   handlers,
+ *   info: { name: "example-mcp", version: "1.0.0" },
+ * });
+ * const session = new Session(() => {});
+ * const answer = await server.handle(
+ *   { jsonrpc: "2.0", id: 1, method: "ping" },
+ *   session,
+ * );
+ * console.log(answer); // { jsonrpc: "2.0", id: 1, result: {} }
  * ```
  */
 export class McpServer {
@@ -262,13 +301,14 @@ export class McpServer {
         this.#notifications.set(method, handler);
       } else this.#requests.set(method, handler);
     }
-    this.info = options.info ?? DEFAULT_SERVER_INFO;
+    this.info = options.info;
     this.protocolVersions = options.protocolVersions ??
       [LATEST_PROTOCOL_VERSION];
     if (this.protocolVersions.length === 0) {
       throw new TypeError("protocolVersions must name at least one version");
     }
-    this.capabilities = options.capabilities ?? DEFAULT_CAPABILITIES;
+    this.capabilities = options.capabilities ??
+      capabilitiesOf(options.handlers);
     this.instructions = options.instructions;
     this.strictInitialize = options.strictInitialize ?? true;
     this.pageSize = options.pageSize ?? 100;
@@ -279,7 +319,7 @@ export class McpServer {
 
   /**
    * Resolves once the server's `setup` has run (it runs on the first call).
-   * Handlers that use the tool or resource registries await it first. A
+   * Every {@linkcode lazyHandler} awaits it before its handler runs. A
    * failed setup is retried on the next call rather than cached.
    */
   ready(): Promise<void> {

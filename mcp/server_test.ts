@@ -19,6 +19,7 @@ function serverWith(extra: Record<string, Handler>) {
   const logger = memoryLogger();
   let initialized = 0;
   const server = new McpServer({
+    info: { name: "shipcode-mcp", version: "1.0.0" },
     handlers: {
       "ping": () => ({}),
       "notifications/initialized": () => {

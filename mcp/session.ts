@@ -58,8 +58,6 @@ export class Session {
   clientInfo: ClientInfo | undefined;
   /** The client's capabilities from `initialize`. */
   clientCapabilities: JsonObject | undefined;
-  /** The minimum level for `notifications/message`, once the client sets one. */
-  logLevel: string | undefined;
   /** URIs of resources the client subscribed to. */
   readonly subscriptions: Set<string> = new Set();
   /** Requests being handled, by {@linkcode idKey}, so they can be cancelled. */

@@ -3,7 +3,6 @@ import {
   DEFAULT_MAX_LINE_BYTES,
   type Line,
   LineSplitter,
-  LineStream,
   OversizedLine,
   startsWithBom,
 } from "../mcp/line_stream.ts";
@@ -165,18 +164,6 @@ Deno.test("LineSplitter: an oversized line is counted, not buffered", () => {
     peak - before < 32 * 1024 * 1024,
     `memory grew by ${(peak - before) >> 20} MiB`,
   );
-});
-
-Deno.test("LineStream: bytes in, lines out, final line flushed", async () => {
-  const parts = ['{"a":1}\r', '\n\n{"b":', "2}\nxxxxxxxxxxxx\nend"];
-  const input = ReadableStream.from(parts.map((p) => encoder.encode(p)));
-  const lines: string[] = [];
-  for await (
-    const line of input.pipeThrough(new LineStream({ maxLineBytes: 10 }))
-  ) {
-    lines.push(show(line));
-  }
-  assert.deepEqual(lines, ['{"a":1}', "", '{"b":2}', "<oversized 12>", "end"]);
 });
 
 Deno.test("startsWithBom", () => {

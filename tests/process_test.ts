@@ -10,11 +10,8 @@ import { strict as assert } from "node:assert";
 import { handlers } from "../handlers/mod.ts";
 import type { JsonObject } from "../mcp/jsonrpc.ts";
 import { McpServer } from "../mcp/server.ts";
-import {
-  MAX_CONCURRENT_REQUESTS,
-  serveStdio,
-  type StdioOptions,
-} from "../mcp/transports/stdio.ts";
+import { MAX_CONCURRENT_REQUESTS } from "../mcp/connection.ts";
+import { serveStdio, type StdioOptions } from "../mcp/transports/stdio.ts";
 import {
   looksLikeJsonRpc,
   readAll,
@@ -204,6 +201,7 @@ for (const t of TARGETS) {
 // real binary has none yet, so this runs the transport in-process.
 function slowServer(): McpServer {
   return new McpServer({
+    info: { name: "shipcode-mcp", version: "1.0.0" },
     handlers: {
       ...handlers,
       "test/slow": async (params) => {
@@ -275,6 +273,7 @@ Deno.test("serveStdio: at most MAX_CONCURRENT_REQUESTS handlers run at once; the
   let running = 0;
   let most = 0;
   const server = new McpServer({
+    info: { name: "shipcode-mcp", version: "1.0.0" },
     handlers: {
       ...handlers,
       "test/busy": async () => {
@@ -334,6 +333,7 @@ async function gatedFlood(
   let open!: () => void;
   const gate = new Promise<void>((resolve) => open = resolve);
   const server = new McpServer({
+    info: { name: "shipcode-mcp", version: "1.0.0" },
     handlers: {
       ...handlers,
       "test/gated": async () => {

@@ -197,6 +197,7 @@ function fakeProvider(): ResourceProvider & {
 Deno.test("watchResources: nothing before initialized, then subscribed updates and list_changed", async () => {
   const provider = fakeProvider();
   const server = new McpServer({
+    info: { name: "shipcode-mcp", version: "1.0.0" },
     handlers,
     capabilities: {
       tools: {},
@@ -235,12 +236,20 @@ Deno.test("watchResources: nothing before initialized, then subscribed updates a
 });
 
 Deno.test("watchResources: no watch without the subscribe capability", () => {
-  const server = new McpServer({ handlers, resources: fakeProvider() });
+  const server = new McpServer({
+    handlers,
+    info: { name: "shipcode-mcp", version: "1.0.0" },
+    resources: fakeProvider(),
+  });
   assert.equal(watchResources(server, new Session(() => {})), undefined);
 });
 
 Deno.test("subscribe handlers: -32601 without --watch; idempotent with it", async () => {
-  const plain = new McpServer({ handlers, resources: fakeProvider() });
+  const plain = new McpServer({
+    handlers,
+    info: { name: "shipcode-mcp", version: "1.0.0" },
+    resources: fakeProvider(),
+  });
   const session = new Session(() => {});
   const call = async (server: McpServer, method: string, params: unknown) =>
     await server.handle({ jsonrpc: "2.0", id: 1, method, params }, session);
@@ -250,6 +259,7 @@ Deno.test("subscribe handlers: -32601 without --watch; idempotent with it", asyn
     -32601,
   );
   const watching = new McpServer({
+    info: { name: "shipcode-mcp", version: "1.0.0" },
     handlers,
     capabilities: { resources: { subscribe: true } },
     resources: fakeProvider(),

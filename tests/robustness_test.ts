@@ -321,6 +321,7 @@ function memoryLogger(): Logger & { lines: string[] } {
 Deno.test("robustness: a handler that throws gets -32603, the stack goes to the log only", async () => {
   const logger = memoryLogger();
   const server = new McpServer({
+    info: { name: "shipcode-mcp", version: "1.0.0" },
     handlers: {
       ...handlers,
       "test/throws": () => {
@@ -357,6 +358,7 @@ Deno.test("robustness: a handler that throws gets -32603, the stack goes to the 
 Deno.test("robustness: a notification handler that throws is logged, never answered", async () => {
   const logger = memoryLogger();
   const server = new McpServer({
+    info: { name: "shipcode-mcp", version: "1.0.0" },
     handlers: {
       "notifications/boom": () => {
         throw new Error("boom");

@@ -1,7 +1,8 @@
 import { strict as assert } from "node:assert";
 import { handlers } from "../../handlers/mod.ts";
 import { type Handler, McpServer } from "../server.ts";
-import { MAX_CONCURRENT_REQUESTS, serveStdio } from "./stdio.ts";
+import { MAX_CONCURRENT_REQUESTS } from "../connection.ts";
+import { serveStdio } from "./stdio.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -68,7 +69,10 @@ function timedOutput() {
 }
 
 function serverWith(extra: Record<string, Handler>): McpServer {
-  return new McpServer({ handlers: { ...handlers, ...extra } });
+  return new McpServer({
+    handlers: { ...handlers, ...extra },
+    info: { name: "shipcode-mcp", version: "1.0.0" },
+  });
 }
 
 Deno.test("serveStdio: pings sent during a slow request are each answered within 300 ms", async () => {
