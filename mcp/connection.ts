@@ -224,15 +224,13 @@ class Connection implements Receiver {
         this.#pumpWaiting();
         return;
       }
-      const response = this.#dispatch(message);
+      const response = this.#dispatchRequest(message);
       if (response instanceof Promise) {
         this.#track(response, this.#order.add(message.id), message);
-      } else {
-        this.#order.now(response ?? this.#internalError(message), message.id);
-      }
+      } else this.#order.now(response, message.id);
       return;
     }
-    const response = this.#dispatch(message);
+    const response = this.#dispatchOther(message);
     // Only invalid messages are answered, and at once; a notification's
     // handler never answers (the server ignores what it returns).
     if (typeof response === "string") this.#order.now(response, undefined);
@@ -286,15 +284,25 @@ class Connection implements Receiver {
     this.#order.close();
   }
 
-  #dispatch(message: IncomingMessage): DispatchResult {
+  // dispatch catches handler errors itself; what it throws is a bug in
+  // the core, logged, and answered with -32603 for a request.
+  #dispatchRequest(
+    message: RequestMessage,
+  ): string | Promise<string | undefined> {
     try {
       return this.#server.dispatch(message, this.#session);
     } catch (error) {
-      // dispatch catches handler errors itself; this is a bug in the core.
       this.#server.logger.log("error", "dispatch failed:", error);
-      return message.kind === "request"
-        ? this.#internalError(message)
-        : undefined;
+      return this.#internalError(message);
+    }
+  }
+
+  #dispatchOther(message: IncomingMessage): DispatchResult {
+    try {
+      return this.#server.dispatch(message, this.#session);
+    } catch (error) {
+      this.#server.logger.log("error", "dispatch failed:", error);
+      return undefined;
     }
   }
 
@@ -329,9 +337,9 @@ class Connection implements Receiver {
   }
 
   #start(message: RequestMessage, place: Place): void {
-    const response = this.#dispatch(message);
+    const response = this.#dispatchRequest(message);
     if (response instanceof Promise) this.#track(response, place, message);
-    else this.#order.complete(place, response ?? this.#internalError(message));
+    else this.#order.complete(place, response);
   }
 
   #track(
@@ -387,17 +395,14 @@ class Connection implements Receiver {
     }
     const answers = items.map((item) => {
       const message = classify(item);
-      const response = this.#dispatch(message);
       if (message.kind !== "request") {
+        const response = this.#dispatchOther(message);
         return typeof response === "string" ? response : undefined;
       }
-      if (response instanceof Promise) {
-        return response.then(
-          (line) => line,
-          () => this.#internalError(message),
-        );
-      }
-      return response ?? this.#internalError(message);
+      const response = this.#dispatchRequest(message);
+      return response instanceof Promise
+        ? response.catch(() => this.#internalError(message))
+        : response;
     });
     const place = this.#order.add(undefined);
     this.#running++;

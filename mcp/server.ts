@@ -17,6 +17,7 @@ import {
   type IncomingMessage,
   type JsonObject,
   type RequestId,
+  type RequestMessage,
   RpcError,
 } from "./jsonrpc.ts";
 import { trackLoading } from "./loading.ts";
@@ -365,7 +366,17 @@ export class McpServer {
     return line === undefined ? undefined : JSON.parse(line);
   }
 
-  /** Handle one decoded message; see {@linkcode McpServer.handleLine}. */
+  /**
+   * Handle one decoded message; see {@linkcode McpServer.handleLine}. A
+   * request always gets an answer: the encoded response, or a promise of it
+   * that settles to nothing only when the request was cancelled.
+   */
+  dispatch(
+    message: RequestMessage,
+    session: Session,
+  ): string | Promise<string | undefined>;
+  /** Handle one decoded message of any kind. */
+  dispatch(message: IncomingMessage, session: Session): DispatchResult;
   dispatch(message: IncomingMessage, session: Session): DispatchResult {
     switch (message.kind) {
       case "request":
@@ -402,7 +413,7 @@ export class McpServer {
     method: string,
     params: JsonObject | undefined,
     session: Session,
-  ): DispatchResult {
+  ): string | Promise<string | undefined> {
     const handler = this.#requests.get(method);
     if (handler === undefined) {
       return encodeError(
