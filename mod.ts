@@ -99,11 +99,6 @@ export {
   StdioTransport,
   type StdioTransportOptions,
 } from "./mcp/transports/stdio.ts";
-export {
-  LineDecoder,
-  type LineDecoderOptions,
-  type LineSink,
-} from "./mcp/transports/line_decoder.ts";
 export { OutputBudget } from "./mcp/output_budget.ts";
 export { writeAll, writeAllSync } from "./mcp/write_all.ts";
 export {
@@ -131,7 +126,10 @@ export {
 export {
   DEFAULT_MAX_LINE_BYTES,
   type Line,
+  LineDecoder,
+  type LineDecoderOptions,
   type LineOptions,
+  type LineSink,
   LineSplitter,
   OversizedLine,
   startsWithBom,

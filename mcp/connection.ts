@@ -28,11 +28,6 @@ import {
   type IncomingMessage,
   type RequestMessage,
 } from "./jsonrpc.ts";
-import {
-  DEFAULT_DRAIN_TIMEOUT_MS,
-  DRAIN_TICK_MS,
-  sleep,
-} from "./drain_timer.ts";
 import { Fifo } from "./fifo.ts";
 import { loadingSettled } from "./loading.ts";
 import { DEFAULT_OUTPUT_BUDGET_CHARS, OutputBudget } from "./output_budget.ts";
@@ -90,8 +85,30 @@ export const MAX_CONCURRENT_REQUESTS = 8;
  */
 export const MAX_HELD_RESPONSES = 4096;
 
+/**
+ * Default of {@linkcode ConnectionOptions.drainTimeoutMs}: how long
+ * unwritten output may stand still after the input ends (ms).
+ */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 5_000;
+
+/**
+ * How often a wait on a client that may never read again checks the
+ * output for progress (ms): the drain after the input ends, and a
+ * transport's paused reader once the input has ended behind the pause.
+ */
+export const DRAIN_TICK_MS = 100;
+
 /** Default of {@linkcode ConnectionOptions.stopGraceMs}. */
 const DEFAULT_STOP_GRACE_MS = 2_000;
+
+/** A timer that can be cleared, as a promise. */
+export function sleep(ms: number): { promise: Promise<void>; cancel(): void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const promise = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return { promise, cancel: () => clearTimeout(timer) };
+}
 
 interface Waiting {
   readonly message: RequestMessage;

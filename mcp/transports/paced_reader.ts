@@ -12,7 +12,7 @@ import {
   DEFAULT_DRAIN_TIMEOUT_MS,
   DRAIN_TICK_MS,
   sleep,
-} from "../drain_timer.ts";
+} from "../connection.ts";
 import { Fifo } from "../fifo.ts";
 
 /**

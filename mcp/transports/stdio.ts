@@ -1,20 +1,23 @@
 /**
  * The stdio transport: newline-delimited JSON-RPC on a byte stream in and a
- * byte stream out, one session per process. Framing is `line_decoder.ts`,
- * pausing the input `paced_reader.ts`, the output queue
+ * byte stream out, one session per connection. Framing is
+ * `../line_stream.ts`, pausing the input `paced_reader.ts`, the output queue
  * `../message_writer.ts`; the session, dispatch and the order of answers
  * are the connection's (`../connection.ts`).
  *
  * @module
  */
 
-import { type ConnectionOptions, serve } from "../connection.ts";
-import { DEFAULT_DRAIN_TIMEOUT_MS } from "../drain_timer.ts";
+import {
+  type ConnectionOptions,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  serve,
+} from "../connection.ts";
 import type { RequestId } from "../jsonrpc.ts";
+import { LineDecoder } from "../line_stream.ts";
 import { type ByteWriter, MessageWriter } from "../message_writer.ts";
 import type { McpServer } from "../server.ts";
 import type { InputEnd, Receiver, Transport } from "../transport.ts";
-import { LineDecoder } from "./line_decoder.ts";
 import { PacedReader } from "./paced_reader.ts";
 
 export type { ByteWriter } from "../message_writer.ts";
