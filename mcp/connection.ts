@@ -148,7 +148,11 @@ export async function serve(
   if (signal?.aborted) stop();
   let end: InputEnd;
   try {
-    end = await transport.start(connection);
+    // The transport can send once `start` has been called, and delivers
+    // no message before the session is announced.
+    const started = transport.start(connection);
+    options.onSession?.(connection.session);
+    end = await started;
   } finally {
     signal?.removeEventListener("abort", stop);
   }
@@ -213,7 +217,11 @@ class Connection implements Receiver {
       this.#order.cancel(key);
       transport.drop(key);
     };
-    options.onSession?.(session);
+  }
+
+  /** The connection's session. */
+  get session(): Session {
+    return this.#session;
   }
 
   get logger(): McpServer["logger"] {

@@ -219,3 +219,22 @@ Deno.test("serve: pressure asks the transport to wait while the output budget is
   transport.end("abandoned");
   await done;
 });
+
+Deno.test("serve: onSession gets the session before any message, and it can send at once", async () => {
+  const transport = new MemoryTransport();
+  let states: string[] = [];
+  const done = serve(serverWith(), transport, {
+    onSession: (session) => {
+      states = [session.state];
+      session.notify("notifications/tools/list_changed");
+    },
+  });
+  assert.deepEqual(states, ["new"]);
+  transport.feed(ping(1));
+  transport.end();
+  await done;
+  assert.deepEqual(transport.texts(), [
+    '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}',
+    '{"jsonrpc":"2.0","id":1,"result":{}}',
+  ]);
+});

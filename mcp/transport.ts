@@ -73,9 +73,10 @@ export interface Receiver {
  *   progress = 0;
  *   broken = false;
  *   constructor(readonly input: string[]) {}
- *   start(receiver: Receiver) {
+ *   async start(receiver: Receiver) {
+ *     await Promise.resolve(); // nothing is delivered synchronously
  *     for (const text of this.input) receiver.receive(text);
- *     return Promise.resolve("ended" as const);
+ *     return "ended" as const;
  *   }
  *   stop() {}
  *   send(text: string) {
@@ -95,7 +96,10 @@ export interface Receiver {
 export interface Transport {
   /**
    * Read the client's messages into `receiver` until the input ends or
-   * reading stops. Resolves (never rejects) with how it ended.
+   * reading stops. Resolves (never rejects) with how it ended. The
+   * transport can {@linkcode Transport.send} as soon as this is called,
+   * and delivers nothing before its first `await` (the connection
+   * announces its session in between).
    */
   start(receiver: Receiver): Promise<InputEnd>;
   /** Stop reading at once (also before `start`): `start` resolves soon. */
