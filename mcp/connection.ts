@@ -33,7 +33,11 @@ import { loadingSettled } from "./loading.ts";
 import { DEFAULT_OUTPUT_BUDGET_CHARS, OutputBudget } from "./output_budget.ts";
 import { allowsBatches } from "./protocol_versions.ts";
 import { type Place, ResponseOrder } from "./response_order.ts";
-import type { DispatchResult, McpServer } from "./server.ts";
+import {
+  type DispatchResult,
+  encodeInternalError,
+  type McpServer,
+} from "./server.ts";
 import { Session } from "./session.ts";
 import type { InputEnd, Receiver, Transport } from "./transport.ts";
 
@@ -332,14 +336,7 @@ class Connection implements Receiver {
   }
 
   #internalError(message: RequestMessage): string {
-    return encodeError(
-      message.id,
-      ErrorCode.InternalError,
-      describeError(
-        ErrorCode.InternalError,
-        `the server failed while handling "${message.method}"; its log (stderr) has the details.`,
-      ),
-    );
+    return encodeInternalError(message.id, message.method);
   }
 
   #pumpWaiting(): void {

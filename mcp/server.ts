@@ -240,6 +240,21 @@ const EMPTY_PARAMS: JsonObject = Object.freeze({}) as JsonObject;
 
 const AsyncFunction = (async () => {}).constructor;
 
+/**
+ * The encoded -32603 answer to request `id` for `method` when the server
+ * failed on it (the details go to the log, not to the client).
+ */
+export function encodeInternalError(id: RequestId, method: string): string {
+  return encodeError(
+    id,
+    ErrorCode.InternalError,
+    describeError(
+      ErrorCode.InternalError,
+      `the server failed while handling "${method}"; its log (stderr) has the details.`,
+    ),
+  );
+}
+
 /** What {@linkcode McpServer.dispatch} returns: an encoded response, or nothing. */
 export type DispatchResult = string | undefined | Promise<string | undefined>;
 
@@ -511,13 +526,6 @@ export class McpServer {
       }
     }
     this.logger.log("error", `handler for ${method} threw:`, error);
-    return encodeError(
-      id,
-      ErrorCode.InternalError,
-      describeError(
-        ErrorCode.InternalError,
-        `the server failed while handling "${method}"; its log (stderr) has the details.`,
-      ),
-    );
+    return encodeInternalError(id, method);
   }
 }
