@@ -1,7 +1,7 @@
 /**
  * The transport-free MCP server: configuration, registries and the method
- * map. A transport feeds it decoded messages together with the session they
- * arrived on and writes back whatever it returns.
+ * map. A connection (`connection.ts`) feeds it decoded messages together
+ * with the session they arrived on, and sends back whatever it returns.
  *
  * @module
  */
@@ -352,7 +352,7 @@ export class McpServer {
   /**
    * Whether a request for `method` is answered without waiting: its
    * handler is a plain (not `async`) function, like `ping`'s, or there is
-   * none (-32601). A transport that limits how many requests run at once
+   * none (-32601). A connection that limits how many requests run at once
    * may let these through at any time, so they never queue behind slow
    * ones.
    */
