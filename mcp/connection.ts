@@ -30,6 +30,7 @@ import {
 } from "./jsonrpc.ts";
 import { Fifo } from "./fifo.ts";
 import { loadingSettled } from "./loading.ts";
+import type { Logger } from "./log.ts";
 import { DEFAULT_OUTPUT_BUDGET_CHARS, OutputBudget } from "./output_budget.ts";
 import { allowsBatches } from "./protocol_versions.ts";
 import { type Place, ResponseOrder } from "./response_order.ts";
@@ -228,7 +229,7 @@ class Connection implements Receiver {
     return this.#session;
   }
 
-  get logger(): McpServer["logger"] {
+  get logger(): Logger {
     return this.#server.logger;
   }
 
