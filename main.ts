@@ -15,6 +15,7 @@ import { handlers } from "./handlers/mod.ts";
 import { stderrLogger } from "./mcp/log.ts";
 import { McpServer } from "./mcp/server.ts";
 import { serveStdio } from "./mcp/transports/stdio.ts";
+import { writeAll } from "./mcp/write_all.ts";
 import type { ToolCaps } from "./tools/mod.ts";
 
 /**
@@ -35,7 +36,7 @@ export function createServer(config: Config): McpServer {
       ? { tools: {}, resources: { subscribe: true, listChanged: true } }
       : undefined,
     pageSize: config.pageSize,
-    logger: stderrLogger(config.logLevel),
+    logger: stderrLogger(config.logLevel, "shipcode-mcp"),
     setup: (server) => openWorkspace(server, config),
   });
 }
@@ -220,14 +221,6 @@ function isFile(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** Write all of `bytes`: one `write` call may take only part of them. */
-async function writeAll(
-  writer: { write(p: Uint8Array): Promise<number> },
-  bytes: Uint8Array,
-): Promise<void> {
-  while (bytes.length > 0) bytes = bytes.subarray(await writer.write(bytes));
 }
 
 if (import.meta.main) {

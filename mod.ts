@@ -1,33 +1,70 @@
 /**
- * The shipcode-mcp library: a transport-free MCP server core
- * ({@linkcode McpServer}, {@linkcode Session}), the stdio transport, the
- * JSON-RPC codec and line framing it is built on, and the default method
- * map.
+ * A protocol library for MCP servers: a transport-free server core
+ * ({@linkcode McpServer}, {@linkcode Session}), the default method map
+ * ({@linkcode handlers}), one connection over any {@linkcode Transport}
+ * ({@linkcode serve}), the stdio transport, and the JSON-RPC codec and
+ * line framing it is built on.
  *
- * @example A server with one tool, on stdio
+ * @example Answer messages in-process, without a transport
+ * ```ts
+ * import { handlers, McpServer, Session } from "./mod.ts";
+ *
+ * const server = new McpServer({
+ *   handlers,
+ *   info: { name: "example-mcp", version: "1.0.0" },
+ * });
+ * // What the server sends on its own (notifications) goes here.
+ * const session = new Session((line) => console.log(line));
+ * const init = await server.handle({
+ *   jsonrpc: "2.0",
+ *   id: 1,
+ *   method: "initialize",
+ *   params: {
+ *     protocolVersion: "2025-06-18",
+ *     capabilities: {},
+ *     clientInfo: { name: "example-client", version: "1.0.0" },
+ *   },
+ * }, session);
+ * console.log(init?.result); // protocolVersion, capabilities, serverInfo
+ * const pong = await server.handle(
+ *   { jsonrpc: "2.0", id: 2, method: "ping" },
+ *   session,
+ * );
+ * if (JSON.stringify(pong) !== '{"jsonrpc":"2.0","id":2,"result":{}}') {
+ *   throw new Error("unexpected answer");
+ * }
+ * ```
+ *
+ * @example Serve newline-delimited JSON-RPC (stdin and stdout by default)
  * ```ts
  * import { handlers, McpServer, serveStdio } from "./mod.ts";
  *
  * const server = new McpServer({
  *   handlers,
  *   info: { name: "example-mcp", version: "1.0.0" },
- *   capabilities: { tools: {} },
  * });
- * server.tools.register({
- *   name: "echo",
- *   description: "Echoes its arguments back",
- *   inputSchema: { type: "object", properties: {} },
- *   run: (args) => ({ content: [{ type: "text", text: JSON.stringify(args) }] }),
- * });
- * await serveStdio(server);
+ * // Without `input` and `output`, this serves the process's stdin/stdout.
+ * const input = ReadableStream.from([
+ *   new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"ping"}\n'),
+ * ]);
+ * let written = "";
+ * const output = {
+ *   write(bytes: Uint8Array) {
+ *     written += new TextDecoder().decode(bytes);
+ *     return Promise.resolve(bytes.length);
+ *   },
+ * };
+ * await serveStdio(server, { input, output });
+ * if (written !== '{"jsonrpc":"2.0","id":1,"result":{}}\n') {
+ *   throw new Error("unexpected output");
+ * }
  * ```
  *
  * @module
  */
 
 export {
-  DEFAULT_CAPABILITIES,
-  DEFAULT_SERVER_INFO,
+  capabilitiesOf,
   type DispatchResult,
   type Handler,
   type HandlerContext,
@@ -47,11 +84,23 @@ export {
   Session,
   type SessionState,
 } from "./mcp/session.ts";
+export type { InputEnd, Receiver, Transport } from "./mcp/transport.ts";
+export {
+  type ConnectionOptions,
+  MAX_BATCH_MESSAGES,
+  MAX_CONCURRENT_REQUESTS,
+  MAX_HELD_RESPONSES,
+  serve,
+} from "./mcp/connection.ts";
 export {
   type ByteWriter,
   serveStdio,
   type StdioOptions,
+  StdioTransport,
+  type StdioTransportOptions,
 } from "./mcp/transports/stdio.ts";
+export { OutputBudget } from "./mcp/output_budget.ts";
+export { writeAll, writeAllSync } from "./mcp/write_all.ts";
 export {
   classify,
   decode,
@@ -77,9 +126,11 @@ export {
 export {
   DEFAULT_MAX_LINE_BYTES,
   type Line,
+  LineDecoder,
+  type LineDecoderOptions,
   type LineOptions,
+  type LineSink,
   LineSplitter,
-  LineStream,
   OversizedLine,
   startsWithBom,
 } from "./mcp/line_stream.ts";
@@ -112,6 +163,7 @@ export {
   encodeCursor,
   invalidCursor,
   type Page,
+  pageResult,
   paginate,
 } from "./mcp/pagination.ts";
 export {

@@ -2,7 +2,7 @@
  * The method → handler map. Adding a method is one module in this folder
  * and one line here. Methods that serve tools and resources load their
  * module on first call (lazyHandler): start-up and the handshake never pay
- * for them.
+ * for them, and they run once the server's `setup` is done.
  *
  * @module
  */

@@ -4,8 +4,7 @@
  * @module
  */
 
-import type { JsonObject } from "../mcp/jsonrpc.ts";
-import { decodeCursor, encodeCursor } from "../mcp/pagination.ts";
+import { decodeCursor, pageResult } from "../mcp/pagination.ts";
 import type { Handler } from "../mcp/server.ts";
 import { resourceForVersion } from "../mcp/protocol_versions.ts";
 
@@ -18,16 +17,13 @@ export const resourcesList: Handler = async (
   { server, session, signal },
 ) => {
   const after = decodeCursor(params.cursor);
-  await server.ready();
   if (server.resources === undefined) return { resources: [] };
   const page = await server.resources.list(after, server.pageSize, signal);
-  const result: JsonObject = {
-    resources: page.resources.map((resource) =>
+  return pageResult(
+    "resources",
+    page.resources.map((resource) =>
       resourceForVersion(resource, session.protocolVersion)
     ),
-  };
-  if (page.nextKey !== undefined) {
-    result.nextCursor = encodeCursor(page.nextKey);
-  }
-  return result;
+    page.nextKey,
+  );
 };

@@ -13,7 +13,6 @@ import type { Handler } from "../mcp/server.ts";
  */
 export const resourcesRead: Handler = async (params, { server, signal }) => {
   const uri = uriParam(params);
-  await server.ready();
   if (server.resources === undefined) throw resourceNotFound(uri);
   return { contents: await server.resources.read(uri, signal) };
 };

@@ -37,7 +37,6 @@ export const resourcesSubscribe: Handler = async (
   params,
   { server, session },
 ) => {
-  await server.ready();
   requireSubscribe(server, "resources/subscribe");
   const uri = uriParam(params);
   session.subscriptions.add(await server.resources!.canonicalUri(uri));
@@ -53,7 +52,6 @@ export const resourcesUnsubscribe: Handler = async (
   params,
   { server, session },
 ) => {
-  await server.ready();
   requireSubscribe(server, "resources/unsubscribe");
   const uri = uriParam(params);
   const provider = server.resources!;

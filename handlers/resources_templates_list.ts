@@ -5,16 +5,15 @@
  * @module
  */
 
-import { paginate } from "../mcp/pagination.ts";
+import { pageResult, paginate } from "../mcp/pagination.ts";
 import type { Handler } from "../mcp/server.ts";
 import { resourceForVersion } from "../mcp/protocol_versions.ts";
 
 /** Handle `resources/templates/list` (paginated like every list method). */
-export const resourcesTemplatesList: Handler = async (
+export const resourcesTemplatesList: Handler = (
   params,
   { server, session },
 ) => {
-  await server.ready();
   const templates = (server.resources?.templates() ?? []).map((template) =>
     resourceForVersion(template, session.protocolVersion)
   );
@@ -24,7 +23,5 @@ export const resourcesTemplatesList: Handler = async (
     server.pageSize,
     (template) => template.uriTemplate,
   );
-  return page.nextCursor === undefined
-    ? { resourceTemplates: page.items }
-    : { resourceTemplates: page.items, nextCursor: page.nextCursor };
+  return pageResult("resourceTemplates", page.items, page.nextKey);
 };

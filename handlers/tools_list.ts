@@ -5,13 +5,12 @@
  */
 
 import type { Handler } from "../mcp/server.ts";
-import { paginate } from "../mcp/pagination.ts";
+import { pageResult, paginate } from "../mcp/pagination.ts";
 import { toolForVersion } from "../mcp/protocol_versions.ts";
 import { toolDefinition } from "../mcp/tool.ts";
 
 /** Handle `tools/list`, each tool as the session's protocol version defines it. */
-export const toolsList: Handler = async (params, { server, session }) => {
-  await server.ready();
+export const toolsList: Handler = (params, { server, session }) => {
   // Keyset pagination needs items sorted by their key: the tool name.
   const page = paginate(
     server.tools.sorted(),
@@ -19,11 +18,11 @@ export const toolsList: Handler = async (params, { server, session }) => {
     server.pageSize,
     (tool) => tool.name,
   );
-  const result: { tools: unknown[]; nextCursor?: string } = {
-    tools: page.items.map((tool) =>
+  return pageResult(
+    "tools",
+    page.items.map((tool) =>
       toolForVersion(toolDefinition(tool), session.protocolVersion)
     ),
-  };
-  if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
-  return result;
+    page.nextKey,
+  );
 };

@@ -1,6 +1,6 @@
 /**
  * A first-in first-out queue whose `shift` is O(1): the queues of the
- * transport hold thousands of entries under a flood, and `Array#shift`
+ * connection hold thousands of entries under a flood, and `Array#shift`
  * would move all of them each time.
  *
  * @module

@@ -237,12 +237,6 @@ function scanIdSource(text: string): string | undefined {
 const INTEGER_LITERAL = /^-?(?:0|[1-9][0-9]*)$/;
 
 /**
- * Whether the single `"id"` in `line` is written as `String(id)` exactly, so
- * the parsed number can be echoed without its source text. Any doubt (more
- * than one `"id"`, other spacing, an exponent) sends the caller to the slow,
- * exact path.
- */
-/**
  * Whether position `at` of `line` lies directly in the outermost object and
  * outside every string, so that a `"id"` there is the message's own key.
  * Scans only the text before `at`, which for the usual message is short.

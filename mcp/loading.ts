@@ -1,7 +1,7 @@
 /**
  * Code loading in progress in this process: modules imported on first use,
  * schemas compiled, set-up run. Loading is a one-time cost that every
- * answer after it would have paid too, so the transport does not count it
+ * answer after it would have paid too, so the connection does not count it
  * against a request's place in the order of answers (see
  * `response_order.ts`): a first call that loads code on a slow machine
  * still answers in its place.

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { writeAllSync } from "./write_all.ts";
+
 /** Log levels, least to most severe; `silent` turns logging off. */
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 
@@ -31,15 +33,27 @@ export function isLogLevel(value: string): value is LogLevel {
 }
 
 /**
- * A logger writing `LEVEL message` lines to stderr. Write failures are
- * ignored: losing a log line must never take the server down.
+ * A logger writing `NAME LEVEL: message` lines to stderr (`LEVEL: message`
+ * without a `name`). Write failures are ignored: losing a log line must
+ * never take the server down.
+ *
+ * @example
+ * ```ts
+ * import { stderrLogger } from "./log.ts";
+ * const logger = stderrLogger("info", "example-mcp");
+ * logger.log("info", "ready"); // example-mcp info: ready
+ * ```
  */
-export function stderrLogger(level: LogLevel = "error"): Logger {
+export function stderrLogger(
+  level: LogLevel = "error",
+  name?: string,
+): Logger {
+  const prefix = name === undefined ? "" : `${name} `;
   return {
     level,
     log(at, message, detail) {
       if (LOG_LEVELS.indexOf(at) < LOG_LEVELS.indexOf(this.level)) return;
-      let text = `shipcode-mcp ${at}: ${message}`;
+      let text = `${prefix}${at}: ${message}`;
       if (detail !== undefined) {
         text += " " +
           (detail instanceof Error
@@ -47,10 +61,7 @@ export function stderrLogger(level: LogLevel = "error"): Logger {
             : String(detail));
       }
       try {
-        let bytes = encoder.encode(text + "\n");
-        while (bytes.length > 0) {
-          bytes = bytes.subarray(Deno.stderr.writeSync(bytes));
-        }
+        writeAllSync(Deno.stderr, encoder.encode(text + "\n"));
       } catch {
         // stderr is gone; nothing better to do.
       }

@@ -9,6 +9,7 @@
 
 import { idKey, type RequestId } from "./jsonrpc.ts";
 import type { OutputBudget } from "./output_budget.ts";
+import { writeAll } from "./write_all.ts";
 
 /** Something bytes can be written to, such as `Deno.stdout`. */
 export interface ByteWriter {
@@ -141,10 +142,7 @@ export class MessageWriter {
       while (this.#lines.length > 0 && !this.broken) {
         const text = this.#take();
         if (text !== "") {
-          let bytes = this.#encoder.encode(text);
-          while (bytes.length > 0) {
-            bytes = bytes.subarray(await this.#output.write(bytes));
-          }
+          await writeAll(this.#output, this.#encoder.encode(text));
           this.#written++;
         }
         this.#budget?.remove(this.#writingChars);

@@ -1,8 +1,8 @@
 /**
  * Backpressure by size: the characters of answers that are finished but not
  * yet written, wherever they wait (held for their turn, or queued for the
- * output). While the total is over the limit, a transport starts no new
- * work and reads no more input; it resumes once the client has read enough
+ * output). While the total is over the limit, a connection starts no new
+ * work and its transport reads no more input; they resume once the client has read enough
  * for the total to fall to half the limit.
  *
  * Counting characters (UTF-16 code units) rather than bytes costs nothing

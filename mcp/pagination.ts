@@ -9,7 +9,12 @@
  * @module
  */
 
-import { describeError, ErrorCode, RpcError } from "./jsonrpc.ts";
+import {
+  describeError,
+  ErrorCode,
+  type JsonObject,
+  RpcError,
+} from "./jsonrpc.ts";
 
 const PREFIX = "sc1:";
 
@@ -56,12 +61,12 @@ export function decodeCursor(cursor: unknown): string | undefined {
   return text.slice(PREFIX.length);
 }
 
-/** One page of a list, and the cursor for the next one if any remain. */
+/** One page of a list, and the key the next one resumes after. */
 export interface Page<T> {
   /** The items of this page. */
   items: T[];
-  /** Where the next page starts; absent on the last page. */
-  nextCursor?: string;
+  /** The key of the page's last item; absent on the last page. */
+  nextKey?: string;
 }
 
 /**
@@ -89,6 +94,28 @@ export function paginate<T>(
   }
   const page = items.slice(start, start + pageSize);
   return start + pageSize < items.length
-    ? { items: page, nextCursor: encodeCursor(keyOf(page[page.length - 1])) }
+    ? { items: page, nextKey: keyOf(page[page.length - 1]) }
     : { items: page };
+}
+
+/**
+ * The result of a list method: `items` under `name`, then a `nextCursor`
+ * that resumes after `nextKey` when more remain. Every list handler builds
+ * its result here, so `nextCursor` is written one way.
+ *
+ * @example
+ * ```ts
+ * import { pageResult } from "./pagination.ts";
+ * const result = pageResult("tools", [{ name: "a" }], "a");
+ * console.log(Object.keys(result)); // ["tools", "nextCursor"]
+ * ```
+ */
+export function pageResult(
+  name: string,
+  items: readonly unknown[],
+  nextKey: string | undefined,
+): JsonObject {
+  return nextKey === undefined
+    ? { [name]: items }
+    : { [name]: items, nextCursor: encodeCursor(nextKey) };
 }

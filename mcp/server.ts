@@ -1,7 +1,7 @@
 /**
  * The transport-free MCP server: configuration, registries and the method
- * map. A transport feeds it decoded messages together with the session they
- * arrived on and writes back whatever it returns.
+ * map. A connection (`connection.ts`) feeds it decoded messages together
+ * with the session they arrived on, and sends back whatever it returns.
  *
  * @module
  */
@@ -17,30 +17,21 @@ import {
   type IncomingMessage,
   type JsonObject,
   type RequestId,
+  type RequestMessage,
   RpcError,
 } from "./jsonrpc.ts";
 import { trackLoading } from "./loading.ts";
 import { type Logger, stderrLogger } from "./log.ts";
 import type { ResourceProvider } from "./resource.ts";
 import type { Session } from "./session.ts";
-import { ToolRegistry } from "./tool.ts";
+import { type ToolContext, ToolRegistry } from "./tool.ts";
 
 /** What a handler gets beside its params. */
-export interface HandlerContext {
+export interface HandlerContext extends ToolContext {
   /** The server handling the message. */
   readonly server: McpServer;
-  /** The connection the message came on. */
-  readonly session: Session;
   /** The request's id; undefined for notifications. */
   readonly requestId: RequestId | undefined;
-  /** Aborted when the client cancels the request. */
-  readonly signal: AbortSignal;
-  /** The `_meta` of the request's params, when sent. */
-  readonly meta: JsonObject | undefined;
-  /** Send a notification to this client. */
-  notify(method: string, params?: JsonObject): void;
-  /** Send a request to this client and wait for its result. */
-  request(method: string, params?: JsonObject): Promise<unknown>;
 }
 
 /**
@@ -56,7 +47,9 @@ export type Handler = (
 
 /**
  * A handler whose module loads on its first call, keeping that module (and
- * what it imports) off the start-up path.
+ * what it imports) off the start-up path. It runs once the server is ready
+ * (see {@linkcode McpServer.ready}): a lazy handler may use the tool and
+ * resource registries that the server's `setup` fills.
  *
  * @example
  * ```ts
@@ -74,9 +67,10 @@ export function lazyHandler(load: () => Promise<Handler>): Handler {
       // A failed load is tried again on the next call.
       loading.catch(() => loading = undefined);
     }
-    const handler = await loading;
+    // The module loads while the server's setup runs.
+    const handler = loading;
     await ctx.server.ready();
-    return await handler(params, ctx);
+    return await (await handler)(params, ctx);
   };
 }
 
@@ -96,7 +90,7 @@ export function isNotificationMethod(method: string): boolean {
 
 /** The server's identity, as sent in `serverInfo`. */
 export interface ServerInfo {
-  /** Program name, e.g. `shipcode-mcp`. */
+  /** Program name, e.g. `example-mcp`. */
   name: string;
   /** Program version. */
   version: string;
@@ -108,14 +102,18 @@ export interface ServerInfo {
 export interface McpServerOptions {
   /** The method map; see `handlers/mod.ts` for the default one. */
   handlers: HandlerMap;
-  /** `serverInfo`; default `shipcode-mcp` `1.0.0`. */
-  info?: ServerInfo;
+  /** `serverInfo`: who the server is. */
+  info: ServerInfo;
   /**
    * Protocol versions this server speaks, most preferred first; the first is
    * offered when a client asks for one not in the list. Default: 2025-06-18.
    */
   protocolVersions?: readonly string[];
-  /** The `capabilities` object of the initialize result, sent as given. */
+  /**
+   * The `capabilities` object of the initialize result, sent as given.
+   * Default: what the method map implies (see
+   * {@linkcode capabilitiesOf}).
+   */
   capabilities?: JsonObject;
   /** Optional `instructions` for the client's model. */
   instructions?: string;
@@ -138,17 +136,37 @@ export interface McpServerOptions {
   setup?: (server: McpServer) => Promise<void>;
 }
 
-/** The protocol version this project implements. */
+/** The latest protocol version this library implements. */
 export const LATEST_PROTOCOL_VERSION = "2025-06-18";
 
-/** The default initialize capabilities: exactly what the course tester expects. */
-export const DEFAULT_CAPABILITIES: JsonObject = { tools: {}, resources: {} };
+/** Each capability, and the method whose handler implies it. */
+const CAPABILITY_METHODS = [
+  ["tools", "tools/list"],
+  ["resources", "resources/list"],
+  ["prompts", "prompts/list"],
+  ["logging", "logging/setLevel"],
+  ["completions", "completion/complete"],
+] as const;
 
-/** The default `serverInfo`. */
-export const DEFAULT_SERVER_INFO: ServerInfo = {
-  name: "shipcode-mcp",
-  version: "1.0.0",
-};
+/**
+ * The initialize `capabilities` a method map implies: an empty object for
+ * each feature whose method it handles, in the order tools, resources,
+ * prompts, logging, completions.
+ *
+ * @example
+ * ```ts
+ * import { capabilitiesOf } from "./server.ts";
+ * const caps = capabilitiesOf({ "tools/list": () => ({ tools: [] }) });
+ * console.log(JSON.stringify(caps)); // {"tools":{}}
+ * ```
+ */
+export function capabilitiesOf(handlers: HandlerMap): JsonObject {
+  const capabilities: JsonObject = {};
+  for (const [capability, method] of CAPABILITY_METHODS) {
+    if (Object.hasOwn(handlers, method)) capabilities[capability] = {};
+  }
+  return capabilities;
+}
 
 // One is made per message, so everything a handler may not need (the id
 // key, _meta, the AbortController) is worked out on first use.
@@ -212,18 +230,43 @@ const EMPTY_PARAMS: JsonObject = Object.freeze({}) as JsonObject;
 
 const AsyncFunction = (async () => {}).constructor;
 
+/**
+ * The encoded -32603 answer to request `id` for `method` when the server
+ * failed on it (the details go to the log, not to the client).
+ */
+export function encodeInternalError(id: RequestId, method: string): string {
+  return encodeError(
+    id,
+    ErrorCode.InternalError,
+    describeError(
+      ErrorCode.InternalError,
+      `the server failed while handling "${method}"; its log (stderr) has the details.`,
+    ),
+  );
+}
+
 /** What {@linkcode McpServer.dispatch} returns: an encoded response, or nothing. */
 export type DispatchResult = string | undefined | Promise<string | undefined>;
 
 /**
  * An MCP server: configuration plus registries, free of any transport.
  *
- * @example Serve on stdio
+ * @example Answer a message in-process
  * ```ts
  * import { McpServer } from "./server.ts";
+ * import { Session } from "./session.ts";
  * import { handlers } from "../handlers/mod.ts";
- * import { serveStdio } from "./transports/stdio.ts";
- * await serveStdio(new McpServer({ handlers }));
+ *
+ * const server = new McpServer({
+ *   handlers,
+ *   info: { name: "example-mcp", version: "1.0.0" },
+ * });
+ * const session = new Session(() => {});
+ * const answer = await server.handle(
+ *   { jsonrpc: "2.0", id: 1, method: "ping" },
+ *   session,
+ * );
+ * console.log(answer); // { jsonrpc: "2.0", id: 1, result: {} }
  * ```
  */
 export class McpServer {
@@ -264,13 +307,14 @@ export class McpServer {
         this.#notifications.set(method, handler);
       } else this.#requests.set(method, handler);
     }
-    this.info = options.info ?? DEFAULT_SERVER_INFO;
+    this.info = options.info;
     this.protocolVersions = options.protocolVersions ??
       [LATEST_PROTOCOL_VERSION];
     if (this.protocolVersions.length === 0) {
       throw new TypeError("protocolVersions must name at least one version");
     }
-    this.capabilities = options.capabilities ?? DEFAULT_CAPABILITIES;
+    this.capabilities = options.capabilities ??
+      capabilitiesOf(options.handlers);
     this.instructions = options.instructions;
     this.strictInitialize = options.strictInitialize ?? true;
     this.pageSize = options.pageSize ?? 100;
@@ -281,7 +325,7 @@ export class McpServer {
 
   /**
    * Resolves once the server's `setup` has run (it runs on the first call).
-   * Handlers that use the tool or resource registries await it first. A
+   * Every {@linkcode lazyHandler} awaits it before its handler runs. A
    * failed setup is retried on the next call rather than cached.
    */
   ready(): Promise<void> {
@@ -298,7 +342,7 @@ export class McpServer {
   /**
    * Whether a request for `method` is answered without waiting: its
    * handler is a plain (not `async`) function, like `ping`'s, or there is
-   * none (-32601). A transport that limits how many requests run at once
+   * none (-32601). A connection that limits how many requests run at once
    * may let these through at any time, so they never queue behind slow
    * ones.
    */
@@ -327,7 +371,17 @@ export class McpServer {
     return line === undefined ? undefined : JSON.parse(line);
   }
 
-  /** Handle one decoded message; see {@linkcode McpServer.handleLine}. */
+  /**
+   * Handle one decoded message; see {@linkcode McpServer.handleLine}. A
+   * request always gets an answer: the encoded response, or a promise of it
+   * that settles to nothing only when the request was cancelled.
+   */
+  dispatch(
+    message: RequestMessage,
+    session: Session,
+  ): string | Promise<string | undefined>;
+  /** Handle one decoded message of any kind. */
+  dispatch(message: IncomingMessage, session: Session): DispatchResult;
   dispatch(message: IncomingMessage, session: Session): DispatchResult {
     switch (message.kind) {
       case "request":
@@ -364,7 +418,7 @@ export class McpServer {
     method: string,
     params: JsonObject | undefined,
     session: Session,
-  ): DispatchResult {
+  ): string | Promise<string | undefined> {
     const handler = this.#requests.get(method);
     if (handler === undefined) {
       return encodeError(
@@ -462,13 +516,6 @@ export class McpServer {
       }
     }
     this.logger.log("error", `handler for ${method} threw:`, error);
-    return encodeError(
-      id,
-      ErrorCode.InternalError,
-      describeError(
-        ErrorCode.InternalError,
-        `the server failed while handling "${method}"; its log (stderr) has the details.`,
-      ),
-    );
+    return encodeInternalError(id, method);
   }
 }

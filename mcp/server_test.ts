@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import { handlers } from "../handlers/mod.ts";
 import { encodeResult, RpcError } from "./jsonrpc.ts";
 import type { Logger } from "./log.ts";
-import { type Handler, McpServer } from "./server.ts";
+import { type Handler, lazyHandler, McpServer } from "./server.ts";
 import { Session } from "./session.ts";
 
 function memoryLogger(): Logger & { lines: string[] } {
@@ -24,6 +24,7 @@ function serverWith(extra: Record<string, Handler>) {
   const logger = memoryLogger();
   let initialized = 0;
   const server = new McpServer({
+    info: { name: "shipcode-mcp", version: "1.0.0" },
     handlers: {
       "ping": () => ({}),
       "notifications/initialized": () => {
@@ -148,9 +149,89 @@ Deno.test("encodeResult: refuses what would not be a JSON object", () => {
   }
 });
 
+Deno.test("server: default capabilities follow the method map, in a fixed key order", () => {
+  const info = { name: "example-mcp", version: "1.0.0" };
+  const handler: Handler = () => ({});
+  const all = new McpServer({
+    info,
+    handlers: {
+      "completion/complete": handler,
+      "logging/setLevel": handler,
+      "prompts/list": handler,
+      "resources/list": handler,
+      "tools/list": handler,
+    },
+  });
+  assert.equal(
+    JSON.stringify(all.capabilities),
+    '{"tools":{},"resources":{},"prompts":{},"logging":{},"completions":{}}',
+  );
+  assert.equal(
+    JSON.stringify(
+      new McpServer({ info, handlers: { ping: handler } })
+        .capabilities,
+    ),
+    "{}",
+  );
+  const given = { tools: { listChanged: true } };
+  assert.equal(
+    new McpServer({ info, handlers: {}, capabilities: given }).capabilities,
+    given,
+  );
+});
+
+Deno.test("server: a lazy handler runs only once setup has finished", async () => {
+  let setupDone = false;
+  const server = new McpServer({
+    info: { name: "example-mcp", version: "1.0.0" },
+    handlers: {
+      "test/lazy": lazyHandler(() =>
+        Promise.resolve<Handler>(() => ({ setupDone }))
+      ),
+    },
+    setup: async () => {
+      await new Promise((r) => setTimeout(r, 20));
+      setupDone = true;
+    },
+  });
+  const response = await server.handle(
+    { jsonrpc: "2.0", id: 1, method: "test/lazy" },
+    new Session(() => {}),
+  );
+  assert.deepEqual(response, {
+    jsonrpc: "2.0",
+    id: 1,
+    result: { setupDone: true },
+  });
+});
+
+Deno.test("server: a failed setup fails the lazy handler's request with -32603, and is retried", async () => {
+  let attempts = 0;
+  const server = new McpServer({
+    info: { name: "example-mcp", version: "1.0.0" },
+    logger: memoryLogger(),
+    handlers: {
+      "test/lazy": lazyHandler(() => Promise.resolve<Handler>(() => ({}))),
+    },
+    setup: () => {
+      attempts++;
+      return attempts === 1
+        ? Promise.reject(new Error("no workspace"))
+        : Promise.resolve();
+    },
+  });
+  const session = new Session(() => {});
+  const request = { jsonrpc: "2.0", id: 1, method: "test/lazy" };
+  const first = await server.handle(request, session);
+  assert.equal((first?.error as { code: number }).code, -32603);
+  assert.deepEqual((await server.handle(request, session))?.result, {});
+  assert.equal(attempts, 2);
+});
+
 Deno.test("server: a handler that throws gets -32603, the stack goes to the log only", async () => {
   const logger = memoryLogger();
   const server = new McpServer({
+    info: { name: "example-mcp", version: "1.0.0" },
     handlers: {
       ...handlers,
       "test/throws": () => {
@@ -187,6 +268,7 @@ Deno.test("server: a handler that throws gets -32603, the stack goes to the log 
 Deno.test("server: a notification handler that throws is logged, never answered", async () => {
   const logger = memoryLogger();
   const server = new McpServer({
+    info: { name: "example-mcp", version: "1.0.0" },
     handlers: {
       "notifications/boom": () => {
         throw new Error("boom");

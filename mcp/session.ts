@@ -58,19 +58,17 @@ export class Session {
   clientInfo: ClientInfo | undefined;
   /** The client's capabilities from `initialize`. */
   clientCapabilities: JsonObject | undefined;
-  /** The minimum level for `notifications/message`, once the client sets one. */
-  logLevel: string | undefined;
   /** URIs of resources the client subscribed to. */
   readonly subscriptions: Set<string> = new Set();
   /** Requests being handled, by {@linkcode idKey}, so they can be cancelled. */
   readonly inFlight: Map<string, Cancellable> = new Map();
   /**
    * Called with a request's key when its handler starts waiting on the
-   * client, so a transport that orders responses stops waiting for it.
+   * client, so a connection that orders answers stops waiting for it.
    */
   onWaitingForClient: ((key: string) => void) | undefined;
   /**
-   * Called with a request's key when the client cancels it, so a transport
+   * Called with a request's key when the client cancels it, so the connection
    * can drop its answer wherever it waits (not started yet, held back for
    * its turn, or queued for output): nothing is sent for it.
    */
@@ -93,7 +91,7 @@ export class Session {
 
   /**
    * Send a request to the client and wait for its response. `waiter`, the
-   * key of the request being handled, lets the transport know it waits.
+   * key of the request being handled, lets the connection know it waits.
    */
   request(
     method: string,
@@ -134,7 +132,7 @@ export class Session {
 
   /**
    * The client cancelled request `id`: abort its handler if it runs, and
-   * let the transport drop its answer wherever it waits. Unknown or
+   * let the connection drop its answer wherever it waits. Unknown or
    * finished requests are ignored.
    */
   cancel(id: RequestId, reason: unknown): void {
@@ -171,7 +169,7 @@ export class Session {
   /**
    * End the session: the client can no longer answer, so requests waiting on
    * it fail, and nothing more is sent. Handlers in flight run to completion
-   * (their responses are the transport's to deliver).
+   * (their responses are the connection's to deliver).
    */
   close(): void {
     if (this.state === "closed") return;

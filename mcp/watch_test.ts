@@ -32,6 +32,7 @@ function fakeProvider(): ResourceProvider & {
 Deno.test("watchResources: nothing before initialized, then subscribed updates and list_changed", async () => {
   const provider = fakeProvider();
   const server = new McpServer({
+    info: { name: "example-mcp", version: "1.0.0" },
     handlers,
     capabilities: {
       tools: {},
@@ -70,14 +71,22 @@ Deno.test("watchResources: nothing before initialized, then subscribed updates a
 });
 
 Deno.test("watchResources: no watch without the subscribe capability", () => {
-  const server = new McpServer({ handlers, resources: fakeProvider() });
+  const server = new McpServer({
+    info: { name: "example-mcp", version: "1.0.0" },
+    handlers,
+    resources: fakeProvider(),
+  });
   assert.equal(watchResources(server, new Session(() => {})), undefined);
 });
 
 // The subscribe handlers are offered only when the server watches its
 // resources (canSubscribe, here in mcp/watch.ts).
 Deno.test("subscribe handlers: -32601 without --watch; idempotent with it", async () => {
-  const plain = new McpServer({ handlers, resources: fakeProvider() });
+  const plain = new McpServer({
+    info: { name: "example-mcp", version: "1.0.0" },
+    handlers,
+    resources: fakeProvider(),
+  });
   const session = new Session(() => {});
   const call = async (server: McpServer, method: string, params: unknown) =>
     await server.handle({ jsonrpc: "2.0", id: 1, method, params }, session);
@@ -87,6 +96,7 @@ Deno.test("subscribe handlers: -32601 without --watch; idempotent with it", asyn
     -32601,
   );
   const watching = new McpServer({
+    info: { name: "example-mcp", version: "1.0.0" },
     handlers,
     capabilities: { resources: { subscribe: true } },
     resources: fakeProvider(),

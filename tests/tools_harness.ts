@@ -35,6 +35,7 @@ export async function toolServer(
     includeIgnored: options.includeIgnored,
   });
   const server = new McpServer({
+    info: { name: "shipcode-mcp", version: "1.0.0" },
     handlers,
     protocolVersions: ["2025-11-25", "2025-06-18"],
   });

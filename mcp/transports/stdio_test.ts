@@ -2,11 +2,8 @@ import { strict as assert } from "node:assert";
 import { handlers } from "../../handlers/mod.ts";
 import type { JsonObject } from "../jsonrpc.ts";
 import { type Handler, McpServer } from "../server.ts";
-import {
-  MAX_CONCURRENT_REQUESTS,
-  serveStdio,
-  type StdioOptions,
-} from "./stdio.ts";
+import { MAX_CONCURRENT_REQUESTS } from "../connection.ts";
+import { serveStdio, type StdioOptions } from "./stdio.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -77,7 +74,10 @@ function timedOutput() {
 }
 
 function serverWith(extra: Record<string, Handler>): McpServer {
-  return new McpServer({ handlers: { ...handlers, ...extra } });
+  return new McpServer({
+    info: { name: "example-mcp", version: "1.0.0" },
+    handlers: { ...handlers, ...extra },
+  });
 }
 
 Deno.test("serveStdio: pings sent during a slow request are each answered within 300 ms", async () => {
@@ -333,6 +333,7 @@ Deno.test("serveStdio: the end of input is seen while reading is paused for a cl
 // In-flight work at end of input, with a handler that takes its time.
 function slowServer(): McpServer {
   return new McpServer({
+    info: { name: "example-mcp", version: "1.0.0" },
     handlers: {
       ...handlers,
       "test/slow": async (params) => {
@@ -404,6 +405,7 @@ Deno.test("serveStdio: at most MAX_CONCURRENT_REQUESTS handlers run at once; the
   let running = 0;
   let most = 0;
   const server = new McpServer({
+    info: { name: "example-mcp", version: "1.0.0" },
     handlers: {
       ...handlers,
       "test/busy": async () => {
@@ -463,6 +465,7 @@ async function gatedFlood(
   let open!: () => void;
   const gate = new Promise<void>((resolve) => open = resolve);
   const server = new McpServer({
+    info: { name: "example-mcp", version: "1.0.0" },
     handlers: {
       ...handlers,
       "test/gated": async () => {

@@ -1,0 +1,240 @@
+import { strict as assert } from "node:assert";
+import { handlers } from "../handlers/mod.ts";
+import { MAX_CONCURRENT_REQUESTS, serve } from "./connection.ts";
+import { ErrorCode, idKey, type RequestId } from "./jsonrpc.ts";
+import { type Handler, McpServer } from "./server.ts";
+import type { InputEnd, Receiver, Transport } from "./transport.ts";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A transport over lists: the test feeds texts, ends the input, and reads
+ * what was sent (with the id each answer was sent for).
+ */
+class MemoryTransport implements Transport {
+  readonly sent: { text: string; answers: RequestId | undefined }[] = [];
+  readonly dropped: string[] = [];
+  receiver: Receiver | undefined;
+  stops = 0;
+  closed = false;
+  backlog = 0;
+  progress = 0;
+  broken = false;
+  readonly #end = Promise.withResolvers<InputEnd>();
+
+  start(receiver: Receiver): Promise<InputEnd> {
+    this.receiver = receiver;
+    return this.#end.promise;
+  }
+  feed(...texts: string[]): void {
+    for (const text of texts) this.receiver!.receive(text);
+  }
+  end(how: InputEnd = "ended"): void {
+    this.#end.resolve(how);
+  }
+  stop(): void {
+    this.stops++;
+    this.#end.resolve("stopped");
+  }
+  send(text: string, answers?: RequestId): void {
+    this.sent.push({ text, answers });
+    this.progress++;
+  }
+  drop(key: string): boolean {
+    this.dropped.push(key);
+    return false;
+  }
+  flush(): Promise<void> {
+    return Promise.resolve();
+  }
+  close(): void {
+    this.closed = true;
+  }
+  texts(): string[] {
+    return this.sent.map((s) => s.text);
+  }
+}
+
+function serverWith(extra: Record<string, Handler> = {}): McpServer {
+  return new McpServer({
+    handlers: { ...handlers, ...extra },
+    info: { name: "example-mcp", version: "1.0.0" },
+  });
+}
+
+const ping = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"ping"}`;
+const call = (id: number, method: string, params = {}) =>
+  JSON.stringify({ jsonrpc: "2.0", id, method, params });
+
+Deno.test("serve: any transport gets answers in request order, each sent with the id it answers", async () => {
+  const server = serverWith({
+    "test/slow": async () => {
+      await sleep(30);
+      return { slow: true };
+    },
+  });
+  const transport = new MemoryTransport();
+  const done = serve(server, transport);
+  transport.feed(call(1, "test/slow"), ping(2), "   ");
+  transport.end();
+  await done;
+  assert.deepEqual(transport.texts(), [
+    '{"jsonrpc":"2.0","id":1,"result":{"slow":true}}',
+    '{"jsonrpc":"2.0","id":2,"result":{}}',
+  ]);
+  assert.deepEqual(transport.sent.map((s) => s.answers), [1, 2]);
+  assert.equal(transport.closed, true);
+});
+
+Deno.test("serve: a rejected input is answered with id null in its place", async () => {
+  const server = serverWith({
+    "test/slow": async () => {
+      await sleep(30);
+      return {};
+    },
+  });
+  const transport = new MemoryTransport();
+  const done = serve(server, transport);
+  transport.feed(call(1, "test/slow"));
+  transport.receiver!.reject(ErrorCode.ParseError, "not UTF-8.");
+  transport.end();
+  await done;
+  const [first, second] = transport.texts().map((t) => JSON.parse(t));
+  assert.equal(first.id, 1);
+  assert.equal(second.id, null);
+  assert.equal(second.error.code, ErrorCode.ParseError);
+  assert.match(second.error.message, /not UTF-8/);
+});
+
+Deno.test("serve: at most MAX_CONCURRENT_REQUESTS handlers run; ping is answered past the queue", async () => {
+  let running = 0;
+  let peak = 0;
+  const gate = Promise.withResolvers<void>();
+  const server = serverWith({
+    "test/gated": async () => {
+      peak = Math.max(peak, ++running);
+      await gate.promise;
+      running--;
+      return {};
+    },
+  });
+  const transport = new MemoryTransport();
+  const done = serve(server, transport, { maxWaitMs: 20 });
+  const n = MAX_CONCURRENT_REQUESTS + 3;
+  for (let id = 1; id <= n; id++) transport.feed(call(id, "test/gated"));
+  transport.feed(ping(100));
+  await sleep(100);
+  assert.equal(peak, MAX_CONCURRENT_REQUESTS);
+  assert.deepEqual(transport.texts(), [
+    '{"jsonrpc":"2.0","id":100,"result":{}}',
+  ]);
+  gate.resolve();
+  transport.end();
+  await done;
+  assert.equal(transport.sent.length, n + 1);
+  assert.equal(peak, MAX_CONCURRENT_REQUESTS);
+});
+
+Deno.test("serve: a cancelled request is taken back from the transport and never answered", async () => {
+  const server = serverWith({
+    "test/slow": async (_params, { signal }) => {
+      await sleep(50);
+      return { aborted: signal.aborted };
+    },
+  });
+  const transport = new MemoryTransport();
+  const done = serve(server, transport);
+  transport.feed(
+    call(7, "test/slow"),
+    '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}',
+    ping(8),
+  );
+  transport.end();
+  await done;
+  assert.deepEqual(transport.dropped, [idKey(7)]);
+  assert.deepEqual(transport.texts(), ['{"jsonrpc":"2.0","id":8,"result":{}}']);
+});
+
+Deno.test("serve: batches are answered as one array in 2025-03-26 sessions only", async () => {
+  const server = new McpServer({
+    handlers,
+    info: { name: "example-mcp", version: "1.0.0" },
+    protocolVersions: ["2025-03-26", "2025-06-18"],
+  });
+  const transport = new MemoryTransport();
+  const done = serve(server, transport);
+  transport.feed(
+    call(1, "initialize", {
+      protocolVersion: "2025-03-26",
+      capabilities: {},
+      clientInfo: { name: "t", version: "1" },
+    }),
+    `[${ping(2)},${ping(3)}]`,
+    "[]",
+  );
+  transport.end();
+  await done;
+  const [, batch, empty] = transport.texts();
+  assert.equal(
+    batch,
+    '[{"jsonrpc":"2.0","id":2,"result":{}},{"jsonrpc":"2.0","id":3,"result":{}}]',
+  );
+  assert.equal(JSON.parse(empty).error.code, ErrorCode.InvalidRequest);
+});
+
+Deno.test("serve: the signal stops the transport, and requests not started never start", async () => {
+  let started = 0;
+  const server = serverWith({
+    "test/long": async () => {
+      started++;
+      await sleep(50);
+      return {};
+    },
+  });
+  const transport = new MemoryTransport();
+  const controller = new AbortController();
+  const done = serve(server, transport, { signal: controller.signal });
+  const n = MAX_CONCURRENT_REQUESTS + 4;
+  for (let id = 1; id <= n; id++) transport.feed(call(id, "test/long"));
+  controller.abort();
+  await done;
+  assert.equal(transport.stops, 1);
+  assert.equal(started, MAX_CONCURRENT_REQUESTS);
+  assert.equal(transport.sent.length, MAX_CONCURRENT_REQUESTS);
+});
+
+Deno.test("serve: pressure asks the transport to wait while the output budget is spent", async () => {
+  const server = serverWith({
+    "test/big": () => ({ text: "x".repeat(100) }),
+  });
+  const transport = new MemoryTransport();
+  // Nothing is written: what is sent stays counted in the budget.
+  transport.send = (text) => transport.receiver!.budget.add(text.length);
+  const done = serve(server, transport, { outputBudgetChars: 150 });
+  assert.equal(transport.receiver!.pressure(), undefined);
+  transport.feed(call(1, "test/big"), call(2, "test/big"));
+  const wait = transport.receiver!.pressure();
+  assert.ok(wait instanceof Promise);
+  assert.ok(transport.receiver!.budget.over);
+  transport.end("abandoned");
+  await done;
+});
+
+Deno.test("serve: onSession gets the session before any message, and it can send at once", async () => {
+  const transport = new MemoryTransport();
+  let states: string[] = [];
+  const done = serve(serverWith(), transport, {
+    onSession: (session) => {
+      states = [session.state];
+      session.notify("notifications/tools/list_changed");
+    },
+  });
+  assert.deepEqual(states, ["new"]);
+  transport.feed(ping(1));
+  transport.end();
+  await done;
+  assert.deepEqual(transport.texts(), [
+    '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}',
+    '{"jsonrpc":"2.0","id":1,"result":{}}',
+  ]);
+});
