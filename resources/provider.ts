@@ -33,18 +33,15 @@ import { RootUri } from "./uri.ts";
 import { mimeTypeOf } from "../workspace/mime_lazy.ts";
 import { type WatchOptions, watchWorkspace } from "./watch.ts";
 
-/** The default of {@linkcode WorkspaceResourcesOptions.maxResources}. */
-export const DEFAULT_MAX_RESOURCES = 1000;
-
 /** Options of {@linkcode WorkspaceResources}. */
 export interface WorkspaceResourcesOptions {
   /** Largest file `read` returns, in bytes. */
   maxReadBytes: number;
   /**
    * Most files `list` shows over all pages, the most useful first (see
-   * `listing.ts`); the template reaches the rest. Default 1000.
+   * `listing.ts`); the template reaches the rest.
    */
-  maxResources?: number;
+  maxResources: number;
   /** Report changes (`watch` is then available). Default false. */
   watch?: boolean;
   /** Timing of change notifications. */
@@ -79,7 +76,7 @@ export class WorkspaceResources implements ResourceProvider {
     this.workspace = workspace;
     this.uris = new RootUri(workspace.root);
     this.maxReadBytes = options.maxReadBytes;
-    this.maxResources = options.maxResources ?? DEFAULT_MAX_RESOURCES;
+    this.maxResources = options.maxResources;
     if (options.watch) {
       this.watch = (listener) =>
         watchWorkspace(

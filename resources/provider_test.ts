@@ -26,7 +26,10 @@ async function provider(
   root: string,
   maxReadBytes = 1024,
 ): Promise<WorkspaceResources> {
-  return new WorkspaceResources(await Workspace.open(root), { maxReadBytes });
+  return new WorkspaceResources(await Workspace.open(root), {
+    maxReadBytes,
+    maxResources: 1000,
+  });
 }
 
 async function allPages(

@@ -355,7 +355,10 @@ Deno.test("odd names: ':' and '\\' read back by tools and resources; non-UTF-8 n
     );
     // Resources: every listed URI reads back, the bad name is not listed.
     const ws = await Workspace.open(root);
-    const resources = new WorkspaceResources(ws, { maxReadBytes: 1 << 20 });
+    const resources = new WorkspaceResources(ws, {
+      maxReadBytes: 1 << 20,
+      maxResources: 1000,
+    });
     const page = await resources.list(undefined, 100, NEVER);
     assert.equal(page.resources.length, names.length);
     for (const resource of page.resources) {
