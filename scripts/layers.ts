@@ -1,0 +1,168 @@
+/**
+ * Checks that the project's imports point one way: the protocol library
+ * (`mcp/`, `handlers/`) stands alone, the workspace knows nothing of MCP,
+ * the adapters (`tools/`, `resources/`, `prompts/`) know nothing of the
+ * command line, and no module imports itself through others. Run by
+ * `deno task layers` (part of `deno task ci`); prints each problem and
+ * exits 1 when there is one.
+ *
+ * @module
+ */
+
+/** Project-relative module path → the project modules it imports. */
+export type ImportGraph = Map<string, Set<string>>;
+
+/** The folder a project path sits in, or `(top)` for a top-level file. */
+function layerOf(path: string): string {
+  const slash = path.indexOf("/");
+  return slash < 0 ? "(top)" : path.slice(0, slash);
+}
+
+/** What each layer may not import, beside the general rule of no cycle. */
+const FORBIDDEN: Readonly<Record<string, (to: string) => boolean>> = {
+  mcp: (to) => to !== "mcp",
+  handlers: (to) => to !== "handlers" && to !== "mcp",
+  workspace: (to) =>
+    ["mcp", "handlers", "tools", "resources", "prompts", "cli"].includes(to),
+  tools: (to) => to === "cli",
+  resources: (to) => to === "cli",
+  prompts: (to) => to === "cli",
+};
+
+/** Every rule `graph` breaks, one sentence each; empty when it keeps them. */
+export function layerProblems(graph: ImportGraph): string[] {
+  const problems: string[] = [];
+  for (const [from, targets] of graph) {
+    const forbidden = FORBIDDEN[layerOf(from)];
+    if (forbidden === undefined) continue;
+    for (const to of targets) {
+      if (forbidden(layerOf(to))) {
+        problems.push(
+          `${from} imports ${to}: ${layerOf(from)}/ may not depend on ${
+            layerOf(to)
+          }/`,
+        );
+      }
+    }
+  }
+  for (const cycle of cycles(graph)) {
+    problems.push(`import cycle: ${cycle.join(" -> ")} -> ${cycle[0]}`);
+  }
+  return problems;
+}
+
+/**
+ * The strongly connected groups of more than one module (or a module that
+ * imports itself), each as a list of its members, found with Tarjan's
+ * algorithm (iteratively, so a deep graph cannot overflow the stack).
+ */
+export function cycles(graph: ImportGraph): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  let next = 0;
+  for (const start of graph.keys()) {
+    if (index.has(start)) continue;
+    const work: { node: string; targets: Iterator<string> }[] = [];
+    const enter = (node: string) => {
+      index.set(node, next);
+      low.set(node, next++);
+      stack.push(node);
+      onStack.add(node);
+      work.push({ node, targets: (graph.get(node) ?? new Set()).values() });
+    };
+    enter(start);
+    while (work.length > 0) {
+      const top = work[work.length - 1];
+      const step = top.targets.next();
+      if (!step.done) {
+        const to = step.value;
+        if (!index.has(to)) enter(to);
+        else if (onStack.has(to)) {
+          low.set(top.node, Math.min(low.get(top.node)!, index.get(to)!));
+        }
+        continue;
+      }
+      work.pop();
+      if (work.length > 0) {
+        const parent = work[work.length - 1].node;
+        low.set(parent, Math.min(low.get(parent)!, low.get(top.node)!));
+      }
+      if (low.get(top.node) === index.get(top.node)) {
+        const group: string[] = [];
+        let member: string;
+        do {
+          member = stack.pop()!;
+          onStack.delete(member);
+          group.push(member);
+        } while (member !== top.node);
+        const selfLoop = graph.get(top.node)?.has(top.node) ?? false;
+        if (group.length > 1 || selfLoop) found.push(group.reverse());
+      }
+    }
+  }
+  return found;
+}
+
+interface DenoInfo {
+  modules?: {
+    specifier: string;
+    dependencies?: {
+      code?: { specifier?: string };
+      type?: { specifier?: string };
+    }[];
+  }[];
+}
+
+/**
+ * The project's import graph as `deno info --json` sees it from
+ * `entries`, static and dynamic imports alike, types included.
+ */
+export async function importGraph(
+  root: string,
+  entries: readonly string[],
+): Promise<ImportGraph> {
+  const base = new URL(`file://${root.endsWith("/") ? root : root + "/"}`);
+  const local = (specifier: string | undefined) =>
+    specifier?.startsWith(base.href)
+      ? decodeURIComponent(specifier.slice(base.href.length))
+      : undefined;
+  const graph: ImportGraph = new Map();
+  for (const entry of entries) {
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json", entry],
+      cwd: root,
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    if (!output.success) throw new Error(`deno info ${entry} failed`);
+    const info: DenoInfo = JSON.parse(new TextDecoder().decode(output.stdout));
+    for (const module of info.modules ?? []) {
+      const from = local(module.specifier);
+      if (from === undefined) continue;
+      const targets = graph.get(from) ?? new Set<string>();
+      graph.set(from, targets);
+      for (const dependency of module.dependencies ?? []) {
+        for (const to of [dependency.code, dependency.type]) {
+          const path = local(to?.specifier);
+          if (path !== undefined) targets.add(path);
+        }
+      }
+    }
+  }
+  return graph;
+}
+
+if (import.meta.main) {
+  const root = Deno.cwd();
+  const graph = await importGraph(root, ["main.ts", "mod.ts"]);
+  const problems = layerProblems(graph);
+  for (const problem of problems) console.error(`layers: ${problem}`);
+  const imports = [...graph.values()].reduce((n, s) => n + s.size, 0);
+  console.error(
+    `layers: ${graph.size} modules, ${imports} imports, ${problems.length} problems`,
+  );
+  Deno.exit(problems.length === 0 ? 0 : 1);
+}
