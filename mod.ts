@@ -65,6 +65,7 @@
 
 export {
   capabilitiesOf,
+  DEFAULT_PAGE_SIZE,
   type DispatchResult,
   type Handler,
   type HandlerContext,

@@ -20,7 +20,7 @@ import {
   isProtocolVersion,
   PROTOCOL_VERSIONS,
 } from "../mcp/protocol_versions.ts";
-import { LATEST_PROTOCOL_VERSION } from "../mcp/server.ts";
+import { DEFAULT_PAGE_SIZE, LATEST_PROTOCOL_VERSION } from "../mcp/server.ts";
 import { absolutePath } from "../workspace/path.ts";
 
 /** The program's version, from `deno.json`: `--version`, `serverInfo`, `--help`. */
@@ -108,9 +108,7 @@ export const FLAGS = {
     name: "page-size",
     kind: "count",
     arg: "N",
-    // One page holds the whole capped resource list: clients that read
-    // only the first page (or stop after a few) still see all of it.
-    default: 1000,
+    default: DEFAULT_PAGE_SIZE,
     help: "items per page of list results",
   },
   maxResources: {

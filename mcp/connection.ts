@@ -156,7 +156,12 @@ export async function serve(
     // The transport can send once `start` has been called, and delivers
     // no message before the session is announced.
     const started = transport.start(connection);
-    options.onSession?.(connection.session);
+    try {
+      options.onSession?.(connection.session);
+    } catch (error) {
+      // The caller's hook is not the client's fault: serve on without it.
+      server.logger.log("error", "onSession failed:", error);
+    }
     end = await started;
   } finally {
     signal?.removeEventListener("abort", stop);
@@ -231,6 +236,11 @@ class Connection implements Receiver {
 
   get logger(): Logger {
     return this.#server.logger;
+  }
+
+  /** See {@linkcode Receiver.drainTimeoutMs}. */
+  get drainTimeoutMs(): number {
+    return this.#options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
   }
 
   receive(text: string): void {

@@ -238,3 +238,31 @@ Deno.test("serve: onSession gets the session before any message, and it can send
     '{"jsonrpc":"2.0","id":1,"result":{}}',
   ]);
 });
+
+Deno.test("serve: an onSession hook that throws is logged, and the client is still served", async () => {
+  const transport = new MemoryTransport();
+  const logged: string[] = [];
+  const server = new McpServer({
+    handlers: { ping: () => ({}) },
+    info: { name: "example-mcp", version: "1.0.0" },
+    logger: { level: "debug", log: (_level, message) => logged.push(message) },
+  });
+  const done = serve(server, transport, {
+    onSession: () => {
+      throw new Error("hook failed");
+    },
+  });
+  transport.feed(ping(1));
+  transport.end();
+  await done;
+  assert.deepEqual(transport.texts(), ['{"jsonrpc":"2.0","id":1,"result":{}}']);
+  assert.ok(logged.includes("onSession failed:"), logged.join("\n"));
+});
+
+Deno.test("serve: the transport is told the connection's drain timeout", async () => {
+  const transport = new MemoryTransport();
+  const done = serve(serverWith(), transport, { drainTimeoutMs: 1234 });
+  assert.equal(transport.receiver?.drainTimeoutMs, 1234);
+  transport.end();
+  await done;
+});

@@ -61,18 +61,23 @@ export type Handler = (
  */
 export function lazyHandler(load: () => Promise<Handler>): Handler {
   let loading: Promise<Handler> | undefined;
-  return async (params, ctx) => {
+  const start = (): Promise<Handler> => {
     if (loading === undefined) {
       loading = trackLoading(load());
       // A failed load is tried again on the next call.
       loading.catch(() => loading = undefined);
     }
-    // The module loads while the server's setup runs.
-    const handler = loading;
-    await ctx.server.ready();
-    return await (await handler)(params, ctx);
+    return loading;
   };
+  const handler: Handler = async (params, ctx) =>
+    await (await start())(params, ctx);
+  PRELOADS.set(handler, start);
+  return handler;
 }
+
+// How the server starts a lazy handler's module loading while its setup
+// runs, so that a first call waits for the longer of the two, not both.
+const PRELOADS = new WeakMap<Handler, () => void>();
 
 /**
  * The method name → handler map a server dispatches through. A method named
@@ -122,7 +127,7 @@ export interface McpServerOptions {
    * `initialize`, as the specification does. Default true.
    */
   strictInitialize?: boolean;
-  /** Items per page of list results. Default 100. */
+  /** Items per page of list results; default {@linkcode DEFAULT_PAGE_SIZE}. */
   pageSize?: number;
   /** Where the server logs; default stderr at level `error`. */
   logger?: Logger;
@@ -138,6 +143,13 @@ export interface McpServerOptions {
 
 /** The latest protocol version this library implements. */
 export const LATEST_PROTOCOL_VERSION = "2025-06-18";
+
+/**
+ * Items per page of list results unless configured. Large on purpose: one
+ * page then holds a whole capped list, and clients that read only the
+ * first page (or stop after a few) still see all of it.
+ */
+export const DEFAULT_PAGE_SIZE = 1000;
 
 /** Each capability, and the method whose handler implies it. */
 const CAPABILITY_METHODS = [
@@ -298,6 +310,8 @@ export class McpServer {
   readonly #requests = new Map<string, Handler>();
   readonly #notifications = new Map<string, Handler>();
   #ready: Promise<void> | undefined;
+  /** Until setup has run: async handlers wait for it. */
+  #setupPending: boolean;
 
   /** Make a server from its configuration. */
   constructor(options: McpServerOptions) {
@@ -317,16 +331,20 @@ export class McpServer {
       capabilitiesOf(options.handlers);
     this.instructions = options.instructions;
     this.strictInitialize = options.strictInitialize ?? true;
-    this.pageSize = options.pageSize ?? 100;
+    this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
     this.logger = options.logger ?? stderrLogger();
     this.resources = options.resources;
     this.#setup = options.setup;
+    this.#setupPending = options.setup !== undefined;
   }
 
   /**
-   * Resolves once the server's `setup` has run (it runs on the first call).
-   * Every {@linkcode lazyHandler} awaits it before its handler runs. A
-   * failed setup is retried on the next call rather than cached.
+   * Resolves once the server's `setup` has run (it runs on the first call
+   * that needs it). The server awaits it before it runs any `async` handler
+   * (every {@linkcode lazyHandler} is one), so handlers never call it
+   * themselves; plain functions such as `ping` and `initialize` run at
+   * once and must not need what setup provides. A failed setup is retried
+   * on the next call rather than cached.
    */
   ready(): Promise<void> {
     if (this.#ready === undefined) {
@@ -334,7 +352,10 @@ export class McpServer {
       this.#ready = setup === undefined
         ? Promise.resolve()
         : trackLoading(setup(this));
-      this.#ready.catch(() => this.#ready = undefined);
+      this.#ready.then(
+        () => this.#setupPending = false,
+        () => this.#ready = undefined,
+      );
     }
     return this.#ready;
   }
@@ -438,7 +459,10 @@ export class McpServer {
     const ctx = new RequestContext(this, session, id, params ?? EMPTY_PARAMS);
     let result: unknown;
     try {
-      result = handler(params ?? EMPTY_PARAMS, ctx);
+      if (this.#setupPending && handler instanceof AsyncFunction) {
+        PRELOADS.get(handler)?.();
+        result = this.ready().then(() => handler(params ?? EMPTY_PARAMS, ctx));
+      } else result = handler(params ?? EMPTY_PARAMS, ctx);
     } catch (error) {
       return this.#failure(id, method, error);
     }
@@ -497,7 +521,9 @@ export class McpServer {
     const report = (error: unknown) =>
       this.logger.log("warn", `notification ${method} failed:`, error);
     try {
-      const result = handler(params ?? EMPTY_PARAMS, ctx);
+      const result = this.#setupPending && handler instanceof AsyncFunction
+        ? this.ready().then(() => handler(params ?? EMPTY_PARAMS, ctx))
+        : handler(params ?? EMPTY_PARAMS, ctx);
       if (result instanceof Promise) result.catch(report);
     } catch (error) {
       report(error);

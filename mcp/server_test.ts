@@ -286,3 +286,62 @@ Deno.test("server: a notification handler that throws is logged, never answered"
   );
   assert.match(logger.lines.join("\n"), /boom/);
 });
+
+Deno.test("server: any async handler waits for setup; plain ones answer at once", async () => {
+  let setupDone = false;
+  const release = Promise.withResolvers<void>();
+  const server = new McpServer({
+    info: { name: "example-mcp", version: "1.0.0" },
+    handlers: {
+      "test/async": async () => {
+        await Promise.resolve();
+        return { setupDone };
+      },
+      "test/plain": () => ({ setupDone }),
+    },
+    setup: async () => {
+      await release.promise;
+      setupDone = true;
+    },
+  });
+  const session = new Session(() => {});
+  const asyncAnswer = server.handle(
+    { jsonrpc: "2.0", id: 1, method: "test/async" },
+    session,
+  );
+  const plainAnswer = await server.handle(
+    { jsonrpc: "2.0", id: 2, method: "test/plain" },
+    session,
+  );
+  assert.deepEqual(plainAnswer?.result, { setupDone: false });
+  release.resolve();
+  assert.deepEqual((await asyncAnswer)?.result, { setupDone: true });
+});
+
+Deno.test("server: a lazy handler's module loads while setup runs, not after it", async () => {
+  const events: string[] = [];
+  const server = new McpServer({
+    info: { name: "example-mcp", version: "1.0.0" },
+    handlers: {
+      "test/lazy": lazyHandler(async () => {
+        events.push("load started");
+        await new Promise((r) => setTimeout(r, 30));
+        events.push("load done");
+        return () => ({});
+      }),
+    },
+    setup: async () => {
+      events.push("setup started");
+      await new Promise((r) => setTimeout(r, 30));
+      events.push("setup done");
+    },
+  });
+  await server.handle(
+    { jsonrpc: "2.0", id: 1, method: "test/lazy" },
+    new Session(() => {}),
+  );
+  assert.ok(
+    events.indexOf("load started") < events.indexOf("setup done"),
+    events.join(", "),
+  );
+});

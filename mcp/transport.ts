@@ -56,6 +56,12 @@ export interface Receiver {
   readonly budget: OutputBudget;
   /** Where the transport logs. */
   readonly logger: Logger;
+  /**
+   * How long output may stand still, once the input has ended, before
+   * the client counts as gone (ms): a transport whose reading is paused
+   * when its input ends gives up after this long ("abandoned").
+   */
+  readonly drainTimeoutMs: number;
 }
 
 /**

@@ -8,11 +8,7 @@
  * @module
  */
 
-import {
-  type ConnectionOptions,
-  DEFAULT_DRAIN_TIMEOUT_MS,
-  serve,
-} from "../connection.ts";
+import { type ConnectionOptions, serve } from "../connection.ts";
 import type { RequestId } from "../jsonrpc.ts";
 import { LineDecoder } from "../line_stream.ts";
 import { type ByteWriter, MessageWriter } from "../message_writer.ts";
@@ -30,12 +26,6 @@ export interface StdioTransportOptions {
   output?: ByteWriter;
   /** Longest accepted line in bytes; default 8 MiB. */
   maxLineBytes?: number;
-  /**
-   * After the input ends behind a pause, how long unwritten answers may
-   * wait for the client to read (no write completing) before reading is
-   * abandoned; default 5,000 ms.
-   */
-  drainTimeoutMs?: number;
 }
 
 /** Options for {@linkcode serveStdio}: the transport's and the connection's. */
@@ -105,7 +95,7 @@ export class StdioTransport implements Transport {
     );
     this.#writer = writer;
     const reader = new PacedReader(options.input ?? Deno.stdin.readable, {
-      drainTimeoutMs: options.drainTimeoutMs,
+      drainTimeoutMs: receiver.drainTimeoutMs,
       progress: () => writer.progress,
     });
     this.#reader = reader;
@@ -146,9 +136,7 @@ export class StdioTransport implements Transport {
     if (reader.abandoned) {
       logger.log(
         "warn",
-        `the input ended and the client has not read for ${
-          options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS
-        } ms: giving up on ${writer.backlog} characters unwritten`,
+        `the input ended and the client has not read for ${receiver.drainTimeoutMs} ms: giving up on ${writer.backlog} characters unwritten`,
       );
       return "abandoned";
     }
