@@ -414,9 +414,9 @@ function readValue(flag: Flag, text: string, cwd: string): Config[ConfigKey] {
       const unknown = names.find((n) => !isFeature(n));
       if (names.length === 0 || unknown !== undefined) {
         throw new UsageError(
-          `${name} takes ${FEATURES.join(", ")} (comma-separated) or all; got "${
-            unknown ?? text
-          }".`,
+          `${name} takes ${
+            FEATURES.join(", ")
+          } (comma-separated) or all; got "${unknown ?? text}".`,
         );
       }
       // Each once, in the table's order: the same set reads the same.
