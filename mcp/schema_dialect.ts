@@ -32,7 +32,7 @@ const DIALECTS: ReadonlyMap<string, SchemaDialect> = new Map([
  * ```
  */
 export function schemaDialect(
-  schema: { readonly $schema?: unknown },
+  schema: { readonly [keyword: string]: unknown },
 ): SchemaDialect {
   const uri = schema.$schema;
   if (uri === undefined) return "2020-12";
