@@ -10,10 +10,20 @@
  * @module
  */
 
-import { type Config, parseFlags, UsageError, VERSION } from "./cli/flags.ts";
-import { handlers } from "./handlers/mod.ts";
+import {
+  type Config,
+  type Feature,
+  parseFlags,
+  UsageError,
+  VERSION,
+} from "./cli/flags.ts";
+import {
+  completionHandlers,
+  handlers,
+  promptHandlers,
+} from "./handlers/mod.ts";
 import { stderrLogger } from "./mcp/log.ts";
-import { McpServer } from "./mcp/server.ts";
+import { capabilitiesOf, type HandlerMap, McpServer } from "./mcp/server.ts";
 import { serveStdio } from "./mcp/transports/stdio.ts";
 import { writeAll } from "./mcp/write_all.ts";
 import type { ToolCaps } from "./tools/mod.ts";
@@ -26,19 +36,36 @@ import type { ToolCaps } from "./tools/mod.ts";
  * never use.
  */
 export function createServer(config: Config): McpServer {
+  const methods = handlerMap(config);
   return new McpServer({
-    handlers,
+    handlers: methods,
     info: { name: "shipcode-mcp", version: VERSION },
     protocolVersions: config.protocolVersions,
     // --watch adds subscriptions and list_changed; without it the
     // capabilities are the ones the handler map implies.
     capabilities: config.watch
-      ? { tools: {}, resources: { subscribe: true, listChanged: true } }
+      ? {
+        ...capabilitiesOf(methods),
+        resources: { subscribe: true, listChanged: true },
+      }
       : undefined,
     pageSize: config.pageSize,
     logger: stderrLogger(config.logLevel, "shipcode-mcp"),
     setup: (server) => openWorkspace(server, config),
   });
+}
+
+/**
+ * The methods the server answers: the default map, plus those of each
+ * feature `--features` turns on (which the capabilities then declare).
+ */
+export function handlerMap(config: Config): HandlerMap {
+  const on = (feature: Feature) => config.features.includes(feature);
+  return {
+    ...handlers,
+    ...(on("prompts") ? promptHandlers : {}),
+    ...(on("completion") ? completionHandlers : {}),
+  };
 }
 
 /** The limits the tools work within, from the flags. */
@@ -53,16 +80,18 @@ export function toolCaps(config: Config): ToolCaps {
 
 /** Open `config.root` and register its tools and resources on `server`. */
 async function openWorkspace(server: McpServer, config: Config): Promise<void> {
-  const [{ Workspace }, { workspaceTools }, { WorkspaceResources }] =
+  const withPrompts = config.features.includes("prompts");
+  const [{ Workspace }, { workspaceTools }, { WorkspaceResources }, prompts] =
     await Promise.all([
       import("./workspace/workspace.ts"),
       import("./tools/mod.ts"),
       import("./resources/provider.ts"),
+      withPrompts ? import("./prompts/mod.ts") : undefined,
     ]);
   const workspace = await Workspace.open(config.root, {
     includeIgnored: config.includeIgnored,
   });
-  server.resources = new WorkspaceResources(workspace, {
+  const resources = new WorkspaceResources(workspace, {
     maxReadBytes: config.maxReadBytes,
     maxResources: config.maxResources,
     watch: config.watch,
@@ -72,8 +101,20 @@ async function openWorkspace(server: McpServer, config: Config): Promise<void> {
         server.logger.log("warn", "watching the root failed:", error),
     },
   });
+  server.resources = resources;
   for (const tool of workspaceTools(workspace, toolCaps(config))) {
     server.tools.register(tool);
+  }
+  if (prompts !== undefined) {
+    for (
+      const prompt of prompts.workspacePrompts({
+        workspace,
+        resources,
+        caps: toolCaps(config),
+      })
+    ) {
+      server.prompts.register(prompt);
+    }
   }
 }
 

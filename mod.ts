@@ -138,6 +138,7 @@ export {
 export {
   type ContentBlock,
   defineTool,
+  isValidToolName,
   type ObjectSchema,
   type PropertySchema,
   type RequiredNames,
@@ -151,6 +152,26 @@ export {
   ToolRegistry,
   type ToolResult,
 } from "./mcp/tool.ts";
+export {
+  definePrompt,
+  type Prompt,
+  type PromptArgs,
+  type PromptArgument,
+  type PromptContext,
+  promptDefinition,
+  type PromptMessage,
+  PromptRegistry,
+  type PromptResult,
+} from "./mcp/prompt.ts";
+export {
+  type Completer,
+  type Completion,
+  type CompletionContext,
+  completionResult,
+  MAX_COMPLETION_VALUES,
+} from "./mcp/completion.ts";
+export type { Icon } from "./mcp/icon.ts";
+export { type SchemaDialect, schemaDialect } from "./mcp/schema_dialect.ts";
 export {
   audioContent,
   imageContent,
@@ -177,6 +198,8 @@ export {
   callResultForVersion,
   contentForVersion,
   isProtocolVersion,
+  promptForVersion,
+  promptResultForVersion,
   PROTOCOL_VERSIONS,
   resourceForVersion,
   serverInfoForVersion,
@@ -184,4 +207,8 @@ export {
 } from "./mcp/protocol_versions.ts";
 export type { SchemaCheck, SchemaFailure } from "./mcp/json_schema.ts";
 export type * from "./mcp/resource.ts";
-export { handlers } from "./handlers/mod.ts";
+export {
+  completionHandlers,
+  handlers,
+  promptHandlers,
+} from "./handlers/mod.ts";

@@ -11,6 +11,7 @@ import {
   type Config,
   CONFIG_FLAGS,
   DEFAULTS,
+  FEATURES,
   FLAGS,
   formatValue,
 } from "./flags.ts";
@@ -73,7 +74,10 @@ export function serveArgs(config: Config): string[] {
   const args = [`--${FLAGS.root.name}`, config.root];
   for (const [key, flag] of CONFIG_FLAGS) {
     if (key === "root") continue;
-    const value = formatValue(config[key]);
+    const value = key === "features" &&
+        FEATURES.every((feature) => config.features.includes(feature))
+      ? "all"
+      : formatValue(config[key]);
     if (value === formatValue(DEFAULTS[key])) continue;
     args.push(`--${flag.name}`);
     if (flag.kind !== "switch") args.push(value);

@@ -16,7 +16,7 @@ import {
   shellQuote,
   unknownClientMessage,
 } from "./config.ts";
-import { type Config, DEFAULTS } from "./flags.ts";
+import { type Config, DEFAULTS, FEATURES } from "./flags.ts";
 import { DENO_RUN_FLAGS } from "./run_command.ts";
 
 const ROOT = "/home/ada/my project";
@@ -46,6 +46,7 @@ Deno.test("serveArgs: carries every flag that differs from its default", () => {
     root: "/r",
     logLevel: "debug",
     protocolVersions: ["2025-06-18", "2025-03-26"],
+    features: ["prompts", "logging"],
     watch: true,
     pageSize: 7,
     maxResources: 9,
@@ -63,6 +64,8 @@ Deno.test("serveArgs: carries every flag that differs from its default", () => {
     "debug",
     "--protocol-versions",
     "2025-06-18,2025-03-26",
+    "--features",
+    "prompts,logging",
     "--watch",
     "--page-size",
     "7",
@@ -79,6 +82,15 @@ Deno.test("serveArgs: carries every flag that differs from its default", () => {
     "--max-depth",
     "2",
     "--include-ignored",
+  ]);
+});
+
+Deno.test("serveArgs: every feature is written as --features all", () => {
+  assert.deepEqual(serveArgs({ ...config, features: [...FEATURES] }), [
+    "--root",
+    ROOT,
+    "--features",
+    "all",
   ]);
 });
 

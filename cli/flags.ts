@@ -26,6 +26,20 @@ import { absolutePath } from "../workspace/path.ts";
 /** The program's version, from `deno.json`: `--version`, `serverInfo`, `--help`. */
 export const VERSION: string = manifest.version;
 
+/**
+ * The optional features `--features` switches on, each of which changes
+ * what `initialize` answers (so none is on by default).
+ */
+export const FEATURES = [
+  "prompts",
+  "completion",
+  "logging",
+  "list-changed",
+] as const;
+
+/** One of {@linkcode FEATURES}. */
+export type Feature = typeof FEATURES[number];
+
 /** Fields every row of the flag table has. */
 interface Row {
   /** The long name, without the leading `--`. */
@@ -52,6 +66,7 @@ interface ValueRow extends Row {
  * - `path`: a directory, made absolute against the working directory;
  * - `level`: a log level;
  * - `versions`: protocol versions, comma-separated, most preferred first;
+ * - `features`: names from {@linkcode FEATURES}, comma-separated, or `all`;
  * - `count`: a whole number of at least 1; `bytes` is a count of bytes;
  * - `switch`: on when given, off by default;
  * - `action`: a command of its own (`--help`), with a one-letter alias.
@@ -60,7 +75,7 @@ export type Flag =
   | ValueRow & { readonly kind: "path"; readonly default: string }
   | ValueRow & { readonly kind: "level"; readonly default: LogLevel }
   | ValueRow & {
-    readonly kind: "versions";
+    readonly kind: "versions" | "features";
     readonly default: readonly string[];
   }
   | ValueRow & { readonly kind: "count" | "bytes"; readonly default: number }
@@ -98,6 +113,17 @@ export const FLAGS = {
       `supported MCP versions, comma-separated, most preferred first, from ${
         PROTOCOL_VERSIONS.join(", ")
       }`,
+  },
+  features: {
+    name: "features",
+    kind: "features",
+    arg: "LIST",
+    default: [],
+    defaultText: "none",
+    example: "prompts,completion",
+    help: `optional MCP features, comma-separated, or \`all\`: ${
+      FEATURES.map((name) => `\`${name}\``).join(", ")
+    }`,
   },
   watch: {
     name: "watch",
@@ -177,7 +203,7 @@ type Table = typeof FLAGS;
 /** The value a flag of kind `K` sets. */
 type ValueOf<K extends Flag["kind"]> = K extends "path" ? string
   : K extends "level" ? LogLevel
-  : K extends "versions" ? string[]
+  : K extends "versions" | "features" ? string[]
   : K extends "switch" ? boolean
   : number;
 
@@ -204,7 +230,7 @@ export const CONFIG_FLAGS: readonly (readonly [ConfigKey, Flag])[] = Object
 function defaultOf(flag: Flag): Config[ConfigKey] {
   if (flag.kind === "switch") return false;
   if (flag.kind === "action") throw new TypeError(`--${flag.name} is no value`);
-  return flag.kind === "versions" ? [...flag.default] : flag.default;
+  return typeof flag.default === "object" ? [...flag.default] : flag.default;
 }
 
 /** Defaults of every flag but `--root` (whose default depends on the cwd). */
@@ -333,6 +359,11 @@ function tokenize(args: readonly string[]): {
   return { values, positionals };
 }
 
+/** Whether `name` is one of {@linkcode FEATURES}. */
+export function isFeature(name: string): name is Feature {
+  return (FEATURES as readonly string[]).includes(name);
+}
+
 /** Check and convert the text given for `flag`; `cwd` resolves paths. */
 function readValue(flag: Flag, text: string, cwd: string): Config[ConfigKey] {
   const name = `--${flag.name}`;
@@ -373,6 +404,21 @@ function readValue(flag: Flag, text: string, cwd: string): Config[ConfigKey] {
         );
       }
       return versions;
+    }
+    case "features": {
+      const names = text.split(",").map((n) => n.trim())
+        .filter((n) => n.length > 0);
+      if (names.length === 1 && names[0] === "all") return [...FEATURES];
+      const unknown = names.find((n) => !isFeature(n));
+      if (names.length === 0 || unknown !== undefined) {
+        throw new UsageError(
+          `${name} takes ${
+            FEATURES.join(", ")
+          } (comma-separated) or all; got "${unknown ?? text}".`,
+        );
+      }
+      // Each once, in the table's order: the same set reads the same.
+      return FEATURES.filter((feature) => names.includes(feature));
     }
     case "count":
     case "bytes":
@@ -415,6 +461,10 @@ export function parseFlags(args: string[], cwd: string): Command {
     if (positionals.length <= 2) {
       if (values[FLAGS.protocolVersions.name] === undefined) {
         result.protocolVersions = [...CLIENT_PROTOCOL_VERSIONS];
+      }
+      // Real users get the whole server unless they choose otherwise.
+      if (values[FLAGS.features.name] === undefined) {
+        result.features = [...FEATURES];
       }
       return { kind: "config", client: positionals[1], config: result };
     }

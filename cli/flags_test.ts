@@ -10,6 +10,7 @@ import {
   CLIENT_PROTOCOL_VERSIONS,
   type Command,
   DEFAULTS,
+  FEATURES,
   parseFlags,
   UsageError,
 } from "./flags.ts";
@@ -44,6 +45,7 @@ Deno.test("flags: switches, grouped short flags, and -- before positionals", () 
     config: {
       ...config(parseFlags([], "/w")),
       protocolVersions: [...CLIENT_PROTOCOL_VERSIONS],
+      features: [...FEATURES],
     },
   });
   assert.deepEqual(
@@ -57,6 +59,24 @@ Deno.test("flags: switches, grouped short flags, and -- before positionals", () 
   );
 });
 
+Deno.test("flags: --features takes a list or all; none by default", () => {
+  assert.deepEqual(config(parseFlags([], "/w")).features, []);
+  assert.deepEqual(
+    config(parseFlags(["--features", "completion, prompts,prompts"], "/w"))
+      .features,
+    ["prompts", "completion"],
+  );
+  assert.deepEqual(
+    config(parseFlags(["--features=all"], "/w")).features,
+    [...FEATURES],
+  );
+  assert.deepEqual(
+    config(parseFlags(["config", "cursor", "--features", "logging"], "/w"))
+      .features,
+    ["logging"],
+  );
+});
+
 Deno.test("flags: refusals name the flag and the fix", () => {
   const cases: [string[], RegExp][] = [
     [["--nope"], /^unknown flag --nope; run shipcode-mcp --help/],
@@ -67,6 +87,12 @@ Deno.test("flags: refusals name the flag and the fix", () => {
     [["--page-size", "-1"], /^--page-size needs a value/],
     [["--page-size", "01x"], /^--page-size must be a whole number/],
     [["--protocol-versions", ","], /^--protocol-versions takes dates/],
+    [
+      ["--features", "prompts,sampling"],
+      /^--features takes prompts, completion, logging, list-changed \(comma-separated\) or all; got "sampling"\.$/,
+    ],
+    [["--features", ","], /^--features takes prompts, completion,/],
+    [["--features", "all,prompts"], /got "all"/],
   ];
   for (const [args, message] of cases) {
     assert.throws(() => parseFlags(args, "/w"), (error: unknown) => {

@@ -42,3 +42,27 @@ export const handlers: HandlerMap = {
     import("./resources_subscribe.ts").then((m) => m.resourcesUnsubscribe)
   ),
 };
+
+/**
+ * The prompt methods, for servers with prompts (`--features prompts`):
+ * added to {@linkcode handlers}, they also declare the `prompts`
+ * capability.
+ */
+export const promptHandlers: HandlerMap = {
+  "prompts/list": lazyHandler(() =>
+    import("./prompts_list.ts").then((m) => m.promptsList)
+  ),
+  "prompts/get": lazyHandler(() =>
+    import("./prompts_get.ts").then((m) => m.promptsGet)
+  ),
+};
+
+/**
+ * Completion of prompt arguments and resource template variables
+ * (`--features completion`); declares the `completions` capability.
+ */
+export const completionHandlers: HandlerMap = {
+  "completion/complete": lazyHandler(() =>
+    import("./completion_complete.ts").then((m) => m.completionComplete)
+  ),
+};

@@ -1,11 +1,15 @@
 /**
- * JSON Schema validation (draft 2020-12) with Ajv, loaded on first use so
- * that starting the server never pays for it, and each schema compiled once.
+ * JSON Schema validation with Ajv, loaded on first use so that starting the
+ * server never pays for it, and each schema compiled once. A schema without
+ * `$schema` is checked as 2020-12 (MCP 2025-11-25's default dialect); one
+ * naming 2019-09 or draft-07 by those rules; any other dialect is refused
+ * (see `schema_dialect.ts`).
  *
  * @module
  */
 
 import type { JsonObject } from "./jsonrpc.ts";
+import { type SchemaDialect, schemaDialect } from "./schema_dialect.ts";
 
 /** One way a value fails its schema. */
 export interface SchemaFailure {
@@ -34,20 +38,38 @@ interface AjvInstance {
   compile(schema: JsonObject): AjvValidate;
 }
 
-let ajv: Promise<AjvInstance> | undefined;
+const validators = new Map<SchemaDialect, Promise<AjvInstance>>();
 
-function loadAjv(): Promise<AjvInstance> {
-  // The full npm: specifier, not a deno.json mapping: the library is
-  // imported from other projects, which do not have this one's deno.json.
-  // deno-lint-ignore no-import-prefix
-  return ajv ??= import("npm:ajv@8.20.0/dist/2020.js").then((module) => {
-    const Ajv2020 = module.default as unknown as new (
-      options: Record<string, unknown>,
-    ) => AjvInstance;
-    // allErrors: a client fixing its arguments wants every problem at once.
-    // strict off: tool authors may use annotations Ajv does not know.
-    return new Ajv2020({ allErrors: true, strict: false });
-  });
+// The full npm: specifiers, not a deno.json mapping: the library is
+// imported from other projects, which do not have this one's deno.json.
+function importAjv(dialect: SchemaDialect): Promise<{ default: unknown }> {
+  switch (dialect) {
+    case "2020-12":
+      // deno-lint-ignore no-import-prefix
+      return import("npm:ajv@8.20.0/dist/2020.js");
+    case "2019-09":
+      // deno-lint-ignore no-import-prefix
+      return import("npm:ajv@8.20.0/dist/2019.js");
+    case "draft-07":
+      // deno-lint-ignore no-import-prefix
+      return import("npm:ajv@8.20.0/dist/ajv.js");
+  }
+}
+
+function loadAjv(dialect: SchemaDialect): Promise<AjvInstance> {
+  let validator = validators.get(dialect);
+  if (validator === undefined) {
+    validator = importAjv(dialect).then((module) => {
+      const Ajv = module.default as new (
+        options: Record<string, unknown>,
+      ) => AjvInstance;
+      // allErrors: a client fixing its arguments wants every problem at
+      // once. strict off: tool authors may use annotations Ajv does not know.
+      return new Ajv({ allErrors: true, strict: false });
+    });
+    validators.set(dialect, validator);
+  }
+  return validator;
 }
 
 function describe(error: AjvError): SchemaFailure {
@@ -62,11 +84,12 @@ function describe(error: AjvError): SchemaFailure {
 }
 
 /**
- * Compile `schema` (loading Ajv the first time). Throws when the schema
- * itself is invalid.
+ * Compile `schema` by the rules of its dialect (loading Ajv the first
+ * time). Throws when the schema itself is invalid or names a dialect this
+ * library does not support.
  */
 export async function compileSchema(schema: JsonObject): Promise<SchemaCheck> {
-  const validate = (await loadAjv()).compile(schema);
+  const validate = (await loadAjv(schemaDialect(schema))).compile(schema);
   return (value) =>
     validate(value) ? [] : (validate.errors ?? []).map(describe);
 }

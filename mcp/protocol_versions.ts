@@ -9,8 +9,9 @@
  * - 2025-06-18: `title` on tools, resources, templates and `serverInfo`;
  *   `outputSchema`, `structuredContent`, `resource_link` content, `_meta`
  *   on definitions and content, `lastModified` in annotations.
- * - 2025-11-25: `icons`, `websiteUrl` and `description` on `serverInfo`,
- *   tool `execution`.
+ * - 2025-11-25: `icons` (on `serverInfo`, tools, prompts, resources and
+ *   templates), `websiteUrl` and `description` on `serverInfo`, tool
+ *   `execution`.
  *
  * @module
  */
@@ -105,6 +106,46 @@ export function resourceForVersion<T extends object>(
     without(resource, definitionKeysNotIn(version, "resource")),
     version,
   );
+}
+
+/**
+ * A `prompts/list` entry as `version` defines prompts: `title` (on the
+ * prompt and its arguments) came with 2025-06-18, `icons` with 2025-11-25.
+ */
+export function promptForVersion<T extends object>(
+  prompt: T,
+  version: string | undefined,
+): T {
+  const out = without(prompt, definitionKeysNotIn(version, "resource"));
+  const args = (out as Record<string, unknown>).arguments;
+  if (!before(version, "2025-06-18") || !Array.isArray(args)) return out;
+  return {
+    ...out,
+    arguments: args.map((argument) =>
+      isObject(argument) ? without(argument, ["title"]) : argument
+    ),
+  };
+}
+
+/**
+ * A `prompts/get` result as `version` defines it: each message's content
+ * trimmed like a tool result's, and a block the version lacks (a
+ * `resource_link` before 2025-06-18) turned into one line of text.
+ */
+export function promptResultForVersion<T extends JsonObject>(
+  result: T,
+  version: string | undefined,
+): T {
+  if (!before(version, "2025-06-18") || !Array.isArray(result.messages)) {
+    return result;
+  }
+  const messages = result.messages.map((message) => {
+    if (!isObject(message) || !isObject(message.content)) return message;
+    const content = contentForVersion(message.content, version) ??
+      { type: "text", text: describeDropped(message.content) };
+    return content === message.content ? message : { ...message, content };
+  });
+  return { ...result, messages };
 }
 
 /** The `serverInfo` of `initialize` as `version` defines it. */

@@ -2,6 +2,7 @@ import { strict as assert } from "node:assert";
 import {
   callResultForVersion,
   isProtocolVersion,
+  promptForVersion,
   PROTOCOL_VERSIONS,
   resourceForVersion,
   serverInfoForVersion,
@@ -89,4 +90,26 @@ Deno.test("PROTOCOL_VERSIONS: oldest first, all known", () => {
   assert.deepEqual([...PROTOCOL_VERSIONS].sort(), PROTOCOL_VERSIONS);
   assert.ok(PROTOCOL_VERSIONS.every(isProtocolVersion));
   assert.ok(!isProtocolVersion("2099-01-01"));
+});
+
+Deno.test("icons reach only 2025-11-25 sessions: tools, prompts, resources, templates", () => {
+  const icons = [{ src: "https://example.com/a.png", mimeType: "image/png" }];
+  const tool = { ...TOOL, icons };
+  const resource = { uri: "file:///a", name: "a", title: "A", icons };
+  const template = { uriTemplate: "file:///{+p}", name: "t", icons };
+  const prompt = { name: "p", title: "P", icons };
+  assert.deepEqual(toolForVersion(tool, "2025-11-25").icons, icons);
+  assert.ok(!("icons" in toolForVersion(tool, "2025-06-18")));
+  assert.deepEqual(resourceForVersion(resource, "2025-11-25").icons, icons);
+  assert.deepEqual(
+    Object.keys(resourceForVersion(resource, "2025-06-18")),
+    ["uri", "name", "title"],
+  );
+  assert.ok(!("icons" in resourceForVersion(template, "2025-06-18")));
+  assert.deepEqual(promptForVersion(prompt, "2025-11-25"), prompt);
+  assert.deepEqual(promptForVersion(prompt, "2025-06-18"), {
+    name: "p",
+    title: "P",
+  });
+  assert.deepEqual(promptForVersion(prompt, "2024-11-05"), { name: "p" });
 });

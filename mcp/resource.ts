@@ -13,6 +13,8 @@ import {
   type JsonObject,
   RpcError,
 } from "./jsonrpc.ts";
+import type { Icon } from "./icon.ts";
+import type { Completion, CompletionContext } from "./completion.ts";
 
 /** Hints about a resource, as the MCP specification defines them. */
 export interface ResourceAnnotations {
@@ -40,6 +42,8 @@ export interface Resource {
   annotations?: ResourceAnnotations;
   /** Size in bytes of the raw content, when known. */
   size?: number;
+  /** Icons for clients to show it with (2025-11-25). */
+  icons?: Icon[];
 }
 
 /** One entry of `resources/templates/list`; keys in wire order. */
@@ -56,6 +60,8 @@ export interface ResourceTemplate {
   mimeType?: string;
   /** Hints. */
   annotations?: ResourceAnnotations;
+  /** Icons for clients to show it with (2025-11-25). */
+  icons?: Icon[];
 }
 
 /** Text content of a resource. */
@@ -140,6 +146,18 @@ export interface ResourceProvider {
    * per burst of changes until the watch is closed.
    */
   watch?(listener: (changes: ResourceChanges) => void): ResourceWatch;
+  /**
+   * Present when the provider completes template variables: suggestions
+   * for `variable` of the template `uriTemplate` (one of
+   * {@linkcode ResourceProvider.templates}), given what was typed so far.
+   * Returns undefined when the template is not one of its own.
+   */
+  complete?(
+    uriTemplate: string,
+    variable: string,
+    value: string,
+    context: CompletionContext,
+  ): Promise<Completion | undefined>;
 }
 
 /** The -32002 error for a URI that names no (readable) resource. */

@@ -23,6 +23,8 @@ import {
 import { trackLoading } from "./loading.ts";
 import { type Logger, stderrLogger } from "./log.ts";
 import type { ResourceProvider } from "./resource.ts";
+import type { Icon } from "./icon.ts";
+import { PromptRegistry } from "./prompt.ts";
 import type { Session } from "./session.ts";
 import { type ToolContext, ToolRegistry } from "./tool.ts";
 
@@ -101,6 +103,12 @@ export interface ServerInfo {
   version: string;
   /** Human-readable name, for display. */
   title?: string;
+  /** What the server does (2025-11-25). */
+  description?: string;
+  /** Icons for clients to show the server with (2025-11-25). */
+  icons?: Icon[];
+  /** The server's web site (2025-11-25). */
+  websiteUrl?: string;
 }
 
 /** Configuration of an {@linkcode McpServer}. */
@@ -298,6 +306,8 @@ export class McpServer {
   readonly pageSize: number;
   /** The registered tools. */
   readonly tools: ToolRegistry = new ToolRegistry();
+  /** The registered prompts (served when the method map has `prompts/*`). */
+  readonly prompts: PromptRegistry = new PromptRegistry();
   /** Where the server logs. */
   readonly logger: Logger;
   /** The resource provider, if the server has resources (set by `setup`). */

@@ -7,7 +7,9 @@
 import type { JsonObject } from "./jsonrpc.ts";
 import type { SchemaCheck, SchemaFailure } from "./json_schema.ts";
 import type { Session } from "./session.ts";
+import type { Icon } from "./icon.ts";
 import { trackLoading } from "./loading.ts";
+import { schemaDialect } from "./schema_dialect.ts";
 
 // The validator module (and Ajv behind it) loads with the first check:
 // a server that is only asked to initialize and ping never pays for it.
@@ -95,6 +97,8 @@ export interface Tool<Args extends JsonObject = JsonObject> {
   outputSchema?: JsonObject;
   /** Behaviour hints. */
   annotations?: ToolAnnotations;
+  /** Icons for clients to show it with (2025-11-25). */
+  icons?: Icon[];
   /** Run the tool with arguments valid against `inputSchema`. */
   run(args: Args, ctx: ToolContext): ToolResult | Promise<ToolResult>;
 }
@@ -212,7 +216,16 @@ export function toolDefinition(tool: Tool): JsonObject {
     definition.outputSchema = tool.outputSchema;
   }
   if (tool.annotations !== undefined) definition.annotations = tool.annotations;
+  if (tool.icons !== undefined) definition.icons = tool.icons;
   return definition;
+}
+
+/**
+ * Whether `name` follows MCP 2025-11-25's rules for tool names: 1 to 128
+ * characters, each an ASCII letter, digit, `_`, `-` or `.`.
+ */
+export function isValidToolName(name: string): boolean {
+  return /^[A-Za-z0-9_.-]{1,128}$/.test(name);
 }
 
 /**
@@ -225,8 +238,19 @@ export class ToolRegistry {
   readonly #outputChecks = new Map<string, Promise<SchemaCheck>>();
   #sorted: Tool[] | undefined;
 
-  /** Add a tool; its name must be new and its inputSchema an object schema. */
+  /**
+   * Add a tool. Its name must be new and valid ({@linkcode isValidToolName}),
+   * its inputSchema an object schema, and its schemas in a dialect the
+   * validator supports.
+   */
   register(tool: Tool): void {
+    if (typeof tool.name !== "string" || !isValidToolName(tool.name)) {
+      throw new TypeError(
+        `Tool name ${
+          JSON.stringify(tool.name)
+        } is not valid: use 1 to 128 characters, each a letter (A-Z, a-z), a digit, "_", "-" or "."`,
+      );
+    }
     if (this.#tools.has(tool.name)) {
       throw new TypeError(`A tool named "${tool.name}" is already registered`);
     }
@@ -234,6 +258,14 @@ export class ToolRegistry {
       throw new TypeError(
         `Tool "${tool.name}": inputSchema must have "type": "object"`,
       );
+    }
+    for (const schema of [tool.inputSchema, tool.outputSchema]) {
+      if (schema === undefined) continue;
+      try {
+        schemaDialect(schema);
+      } catch (error) {
+        throw new TypeError(`Tool "${tool.name}": ${(error as Error).message}`);
+      }
     }
     this.#tools.set(tool.name, tool);
     this.#sorted = undefined;

@@ -17,6 +17,8 @@ import {
   type ResourceTemplate,
   type ResourceWatch,
 } from "../mcp/resource.ts";
+import type { Completion, CompletionContext } from "../mcp/completion.ts";
+import { completePath } from "../workspace/complete_path.ts";
 import { decodeText, isProbablyText } from "../workspace/content.ts";
 import {
   type Workspace,
@@ -155,6 +157,25 @@ export class WorkspaceResources implements ResourceProvider {
       description:
         `Any file under the workspace root by its path relative to the root, for example {+path} = src/main.ts. resources/list shows at most ${this.maxResources} files, the most useful first (README, manifests, then level by level); this template reads every other one. No mimeType here because it varies by file: resources/read reports each file's type, and text comes back as "text", anything else as base64 "blob".`,
     }];
+  }
+
+  /**
+   * See {@linkcode ResourceProvider.complete}: the template's `path`
+   * completes to the files and directories under the root that begin with
+   * what was typed, one level at a time (`src/` lists `src`), as the
+   * workspace serves them (`.gitignore` and the root's bounds hold).
+   */
+  async complete(
+    uriTemplate: string,
+    variable: string,
+    value: string,
+    context: CompletionContext,
+  ): Promise<Completion | undefined> {
+    if (uriTemplate !== this.templates()[0].uriTemplate) return undefined;
+    if (variable !== "path") return undefined;
+    return await completePath(this.workspace, value, {
+      signal: context.signal,
+    });
   }
 
   /** See {@linkcode ResourceProvider.normalizeUri}. */

@@ -153,6 +153,9 @@ for (const t of TARGETS) {
         // Every version, so every client the user pastes it into works.
         "--protocol-versions",
         CLIENT_PROTOCOL_VERSIONS.join(","),
+        // And every feature, so users get the whole server.
+        "--features",
+        "all",
         "--watch",
       ],
       t,
@@ -190,7 +193,7 @@ for (const t of TARGETS) {
       r.stdout.endsWith(
         ` --root ${PROJECT_ROOT.replace(/\/$/, "")} --protocol-versions ${
           CLIENT_PROTOCOL_VERSIONS.join(",")
-        }\n`,
+        } --features all\n`,
       ),
       r.stdout,
     );

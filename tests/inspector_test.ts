@@ -1,7 +1,8 @@
 /**
  * A second real client: the MCP Inspector's CLI mode, from the npm registry,
  * drives the server of every build target: it lists the tools, calls one,
- * lists the resources and reads one.
+ * lists the resources and reads one, and (with `--features all`) lists the
+ * prompts and gets one.
  *
  * The Inspector is run with `npx -y` at a pinned version, so a fresh machine
  * installs it from the npm registry on first use and later runs reuse npm's
@@ -46,8 +47,9 @@ async function inspect(
   target: Target,
   root: string,
   method: string[],
+  flags: string[] = [],
 ): Promise<Record<string, unknown>> {
-  const server = serverCommand(["--root", root], target);
+  const server = serverCommand(["--root", root, ...flags], target);
   const out = await new Deno.Command("npx", {
     args: [
       "-y",
@@ -172,6 +174,29 @@ for (const t of TARGETS) {
         assert.equal(contents.length, 1);
         assert.equal(contents[0].uri, uri);
         assert.equal(contents[0].text, HELLO);
+      });
+
+      await tc.step("prompts/list and prompts/get", async () => {
+        const features = ["--features", "all"];
+        const list = await inspect(t, root, [
+          "--method",
+          "prompts/list",
+        ], features);
+        const names = (list.prompts as { name: string }[]).map((p) => p.name);
+        assert.ok(names.includes("review_file"), names.join());
+        const result = await inspect(t, root, [
+          "--method",
+          "prompts/get",
+          "--prompt-name",
+          "review_file",
+          "--prompt-args",
+          "path=hello.txt",
+        ], features);
+        const messages = result.messages as {
+          content: { type: string; resource?: { text: string } };
+        }[];
+        assert.equal(messages[1].content.type, "resource");
+        assert.equal(messages[1].content.resource?.text, HELLO);
       });
     } finally {
       await Deno.remove(root, { recursive: true });

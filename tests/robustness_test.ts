@@ -9,6 +9,7 @@
  */
 
 import { strict as assert } from "node:assert";
+import { pathToFileURL } from "node:url";
 import { runServer } from "./process.ts";
 
 /** mulberry32: a small PRNG from a fixed start, so every run sees the same stream. */
@@ -36,7 +37,17 @@ interface Stream {
   requests: number;
 }
 
-function generate(start: number, count: number): Stream {
+/**
+ * A request the stream may also send: its method, its params (JSON text)
+ * and what it must produce.
+ */
+type ExtraRequest = readonly [string, string, "result" | number];
+
+function generate(
+  start: number,
+  count: number,
+  extra: readonly ExtraRequest[] = [],
+): Stream {
   const random = prng(start);
   const int = (n: number) => Math.floor(random() * n);
   const pick = <T>(items: readonly T[]): T => items[int(items.length)];
@@ -103,7 +114,14 @@ function generate(start: number, count: number): Stream {
   const junkStart = [..."x#~@!%&?;:=<>|`'", "\u00ff", "\u0080"];
   for (let line = 2; line < count; line++) {
     const roll = int(100);
-    if (roll < 30) {
+    // Only streams with extra requests draw this number, so the default
+    // stream stays what it always was.
+    if (roll < 30 && extra.length > 0 && int(3) === 0) {
+      const id = uniqueId();
+      requests++;
+      const [method, params, outcome] = pick(extra);
+      add(request(id, method, `,"params":${params}`), { id, outcome });
+    } else if (roll < 30) {
       const id = uniqueId();
       requests++;
       add(request(id, "ping"), { id, outcome: "result" });
@@ -288,6 +306,107 @@ Deno.test("robustness: 12,000 generated lines through the real process", async (
   }
   const answered = actual.filter((r) => r.id !== "null").length;
   assert.equal(answered, stream.requests);
+  assert.equal(stderr, "");
+});
+
+const ROOT = Deno.realPathSync(
+  new URL("./fixtures/ws", import.meta.url).pathname,
+);
+const TEMPLATE = JSON.stringify(`${pathToFileURL(ROOT).href}/{+path}`);
+
+/** Prompts and completion, valid and not, for a server with every feature. */
+const FEATURE_REQUESTS: readonly ExtraRequest[] = [
+  ["prompts/list", "{}", "result"],
+  ["prompts/list", '{"cursor":"nope"}', -32602],
+  [
+    "prompts/get",
+    '{"name":"review_file","arguments":{"path":"README.md"}}',
+    "result",
+  ],
+  [
+    "prompts/get",
+    '{"name":"review_file","arguments":{"path":"images/pixel.png"}}',
+    "result",
+  ],
+  [
+    "prompts/get",
+    '{"name":"explain_search","arguments":{"query":"needle"}}',
+    "result",
+  ],
+  [
+    "prompts/get",
+    '{"name":"summarize_directory","arguments":{"path":"src"}}',
+    "result",
+  ],
+  ["prompts/get", '{"name":"review_file"}', -32602],
+  ["prompts/get", '{"name":"review_file","arguments":{"path":["a"]}}', -32602],
+  ["prompts/get", '{"name":"review_file","arguments":{"path":"../x"}}', -32602],
+  ["prompts/get", '{"name":"no_such_prompt"}', -32602],
+  ["prompts/get", '{"name":{"x":1}}', -32602],
+  [
+    "completion/complete",
+    `{"ref":{"type":"ref/resource","uri":${TEMPLATE}},"argument":{"name":"path","value":"src/"}}`,
+    "result",
+  ],
+  [
+    "completion/complete",
+    `{"ref":{"type":"ref/resource","uri":${TEMPLATE}},"argument":{"name":"path","value":"../../"}}`,
+    "result",
+  ],
+  [
+    "completion/complete",
+    '{"ref":{"type":"ref/prompt","name":"review_file"},"argument":{"name":"focus","value":"s"},"context":{"arguments":{"path":"a_test.ts"}}}',
+    "result",
+  ],
+  [
+    "completion/complete",
+    '{"ref":{"type":"ref/prompt","name":"nope"},"argument":{"name":"a","value":""}}',
+    -32602,
+  ],
+  [
+    "completion/complete",
+    '{"ref":{"type":"ref/resource","uri":"x:{y}"},"argument":{"name":"y","value":""}}',
+    -32602,
+  ],
+  [
+    "completion/complete",
+    '{"ref":{"type":"ref/prompt","name":"review_file"},"argument":{"name":"path"}}',
+    -32602,
+  ],
+  ["completion/complete", '{"ref":7}', -32602],
+];
+
+Deno.test("robustness: prompts and completion in a generated stream", async () => {
+  const stream = generate(0x5eed_2026, 4_000, FEATURE_REQUESTS);
+  const run = await runServer(
+    stream.bytes,
+    [
+      "--max-line-bytes",
+      String(MAX_LINE_BYTES),
+      "--root",
+      ROOT,
+      "--features",
+      "all",
+    ],
+    "source",
+  );
+  const stderr = new TextDecoder().decode(run.stderr);
+  assert.equal(run.code, 0, `exit code; stderr:\n${stderr.slice(0, 2000)}`);
+  const stdout = new TextDecoder("utf-8", { fatal: true }).decode(run.stdout);
+  const actual = stdout.slice(0, -1).split("\n").map(inspect);
+  // Each request answered exactly once with what it must produce. Order is
+  // not checked here: a slow prompt may be overtaken by design (see the
+  // README on answer order).
+  const key = (r: { id: string; outcome: "result" | number }) =>
+    `${r.id} ${r.outcome}`;
+  assert.deepEqual(
+    actual.map(key).sort(),
+    stream.expected.map(key).sort(),
+  );
+  const methods = new TextDecoder().decode(stream.bytes);
+  for (const method of ["prompts/get", "prompts/list", "completion/complete"]) {
+    assert.ok(methods.includes(`"method":"${method}"`), method);
+  }
   assert.equal(stderr, "");
 });
 

@@ -1,0 +1,37 @@
+/**
+ * What the workspace prompts share: the workspace and its resources, the
+ * caps they work within, and the completers of their path arguments.
+ *
+ * @module
+ */
+
+import type { Completer } from "../mcp/completion.ts";
+import type { ContentBlock } from "../mcp/tool.ts";
+import type { ResourceContents } from "../mcp/resource.ts";
+import type { WorkspaceResources } from "../resources/provider.ts";
+import type { ToolCaps } from "../tools/common.ts";
+import { completePath } from "../workspace/complete_path.ts";
+import type { Workspace } from "../workspace/workspace.ts";
+
+/** What a workspace prompt is made from. */
+export interface PromptSource {
+  /** The workspace served. */
+  workspace: Workspace;
+  /** Its files as resources: the prompts embed them. */
+  resources: WorkspaceResources;
+  /** The limits the tools work within; the prompts keep to them too. */
+  caps: ToolCaps;
+}
+
+/** Completes paths under the root (files and directories) as they are typed. */
+export function pathCompleter(
+  ws: Workspace,
+  options: { directoriesOnly?: boolean } = {},
+): Completer {
+  return (value, { signal }) => completePath(ws, value, { ...options, signal });
+}
+
+/** An embedded-resource content block for `contents`. */
+export function embedded(contents: ResourceContents): ContentBlock {
+  return { type: "resource", resource: { ...contents } };
+}
