@@ -12,11 +12,15 @@
 
 import { type Config, parseFlags, UsageError, VERSION } from "./cli/flags.ts";
 import { handlers } from "./handlers/mod.ts";
+import { listClientRoots, rootsHandlers } from "./handlers/roots.ts";
+import type { HandlerContext } from "./mcp/server.ts";
+import type { JsonObject } from "./mcp/jsonrpc.ts";
 import { stderrLogger } from "./mcp/log.ts";
-import { McpServer } from "./mcp/server.ts";
+import { capabilitiesOf, type HandlerMap, McpServer } from "./mcp/server.ts";
 import { serveStdio } from "./mcp/transports/stdio.ts";
 import { writeAll } from "./mcp/write_all.ts";
 import type { ToolCaps } from "./tools/mod.ts";
+import type { ClientRoots, ServeOptions } from "./tools/roots.ts";
 
 /**
  * Make the server `shipcode-mcp` runs for `config`. Nothing of the
@@ -26,19 +30,44 @@ import type { ToolCaps } from "./tools/mod.ts";
  * never use.
  */
 export function createServer(config: Config): McpServer {
+  // Without --root, each session is served its client's roots, when it
+  // gives some (set up with the workspace, which the first call awaits).
+  let clientRoots: ClientRoots | undefined;
+  const followRoots = (ctx: HandlerContext) => {
+    ctx.server.ready().then(() => clientRoots?.refresh(ctx)).catch((error) =>
+      ctx.server.logger.log("error", "cannot follow the client's roots:", error)
+    );
+  };
+  const map: HandlerMap = config.root.length > 0
+    ? handlers
+    : { ...handlers, ...rootsHandlers(followRoots) };
   return new McpServer({
-    handlers,
+    handlers: map,
     info: { name: "shipcode-mcp", version: VERSION },
     protocolVersions: config.protocolVersions,
-    // --watch adds subscriptions and list_changed; without it the
-    // capabilities are the ones the handler map implies.
-    capabilities: config.watch
-      ? { tools: {}, resources: { subscribe: true, listChanged: true } }
-      : undefined,
+    capabilities: capabilities(config),
     pageSize: config.pageSize,
     logger: stderrLogger(config.logLevel, "shipcode-mcp"),
-    setup: (server) => openWorkspace(server, config),
+    setup: async (server) => {
+      clientRoots = await openWorkspace(server, config);
+    },
   });
+}
+
+/**
+ * The initialize `capabilities` beyond what the handler map implies:
+ * --watch adds subscriptions and list_changed for resources, and the
+ * `list-changed` feature declares `listChanged` on every list. Undefined
+ * when neither is on (the handler map decides).
+ */
+function capabilities(config: Config): JsonObject | undefined {
+  const listChanged = config.features.includes("list-changed");
+  if (!config.watch && !listChanged) return undefined;
+  const capabilities = capabilitiesOf(handlers, { listChanged });
+  if (config.watch) {
+    capabilities.resources = { subscribe: true, listChanged: true };
+  }
+  return capabilities;
 }
 
 /** The limits the tools work within, from the flags. */
@@ -51,30 +80,46 @@ export function toolCaps(config: Config): ToolCaps {
   };
 }
 
-/** Open `config.root` and register its tools and resources on `server`. */
-async function openWorkspace(server: McpServer, config: Config): Promise<void> {
-  const [{ Workspace }, { workspaceTools }, { WorkspaceResources }] =
-    await Promise.all([
-      import("./workspace/workspace.ts"),
-      import("./tools/mod.ts"),
-      import("./resources/provider.ts"),
-    ]);
-  const workspace = await Workspace.open(config.root, {
-    includeIgnored: config.includeIgnored,
-  });
-  server.resources = new WorkspaceResources(workspace, {
-    maxReadBytes: config.maxReadBytes,
-    maxResources: config.maxResources,
-    watch: config.watch,
-    watchOptions: {
-      // Watching is a convenience: a failure is logged, never fatal.
-      onError: (error) =>
-        server.logger.log("warn", "watching the root failed:", error),
+/**
+ * Open the roots (`--root`, each; else the current directory) and register
+ * their tools and resources on `server`. Without --root, returns what
+ * follows each session's client roots, its tools registered instead.
+ */
+async function openWorkspace(
+  server: McpServer,
+  config: Config,
+): Promise<ClientRoots | undefined> {
+  const { ClientRoots, openServed } = await import("./tools/roots.ts");
+  const options: ServeOptions = {
+    workspace: { includeIgnored: config.includeIgnored },
+    resources: {
+      maxReadBytes: config.maxReadBytes,
+      maxResources: config.maxResources,
+      watch: config.watch,
+      watchOptions: {
+        // Watching is a convenience: a failure is logged, never fatal.
+        onError: (error) =>
+          server.logger.log("warn", "watching the root failed:", error),
+      },
     },
-  });
-  for (const tool of workspaceTools(workspace, toolCaps(config))) {
-    server.tools.register(tool);
+    caps: toolCaps(config),
+  };
+  const given = config.root.length > 0;
+  const served = await openServed(given ? config.root : [Deno.cwd()], options);
+  server.resources = served.resources;
+  if (given) {
+    for (const tool of served.tools) server.tools.register(tool);
+    return undefined;
   }
+  const clientRoots = new ClientRoots({
+    ...options,
+    fallback: served,
+    list: listClientRoots,
+    logger: server.logger,
+    capabilities: server.capabilities,
+  });
+  for (const tool of clientRoots.tools()) server.tools.register(tool);
+  return clientRoots;
 }
 
 const encoder = new TextEncoder();
@@ -114,10 +159,12 @@ async function main(args: string[]): Promise<number> {
     return 2;
   }
   if (command.kind === "serve" || command.kind === "config") {
-    const problem = rootProblem(command.config.root);
-    if (problem !== undefined) {
-      console.error(`shipcode-mcp: ${problem}`);
-      return 2;
+    for (const root of command.config.root) {
+      const problem = rootProblem(root);
+      if (problem !== undefined) {
+        console.error(`shipcode-mcp: ${problem}`);
+        return 2;
+      }
     }
   }
   switch (command.kind) {
@@ -167,7 +214,9 @@ async function main(args: string[]): Promise<number> {
         await writeAll(
           Deno.stderr,
           encoder.encode(
-            (await import("./cli/help.ts")).terminalNote(command.config.root),
+            (await import("./cli/help.ts")).terminalNote(
+              command.config.root.length > 0 ? command.config.root : Deno.cwd(),
+            ),
           ),
         );
       }

@@ -26,6 +26,20 @@ import { absolutePath } from "../workspace/path.ts";
 /** The program's version, from `deno.json`: `--version`, `serverInfo`, `--help`. */
 export const VERSION: string = manifest.version;
 
+/**
+ * The features `--features` switches on (off by default, because each
+ * changes what `initialize` answers).
+ */
+export const FEATURES = [
+  "prompts",
+  "completion",
+  "logging",
+  "list-changed",
+] as const;
+
+/** One of {@linkcode FEATURES}. */
+export type Feature = typeof FEATURES[number];
+
 /** Fields every row of the flag table has. */
 interface Row {
   /** The long name, without the leading `--`. */
@@ -55,6 +69,7 @@ interface ValueRow extends Row {
  *   flag was not given, so the program can tell);
  * - `level`: a log level;
  * - `versions`: protocol versions, comma-separated, most preferred first;
+ * - `features`: names from {@linkcode FEATURES}, comma-separated, or `all`;
  * - `count`: a whole number of at least 1; `bytes` is a count of bytes;
  * - `switch`: on when given, off by default;
  * - `action`: a command of its own (`--help`), with a one-letter alias.
@@ -66,6 +81,10 @@ export type Flag =
   | ValueRow & {
     readonly kind: "versions";
     readonly default: readonly string[];
+  }
+  | ValueRow & {
+    readonly kind: "features";
+    readonly default: readonly Feature[];
   }
   | ValueRow & { readonly kind: "count" | "bytes"; readonly default: number }
   | Row & { readonly kind: "switch" }
@@ -104,6 +123,17 @@ export const FLAGS = {
       `supported MCP versions, comma-separated, most preferred first, from ${
         PROTOCOL_VERSIONS.join(", ")
       }`,
+  },
+  features: {
+    name: "features",
+    kind: "features",
+    arg: "LIST",
+    default: [],
+    example: "all",
+    defaultText: "none",
+    help: `optional MCP features, comma-separated, or \`all\`: ${
+      FEATURES.map((name) => `\`${name}\``).join(", ")
+    }`,
   },
   watch: {
     name: "watch",
@@ -187,6 +217,7 @@ type ValueOf<K extends Flag["kind"]> = K extends "path" ? string
   : K extends "paths" ? string[]
   : K extends "level" ? LogLevel
   : K extends "versions" ? string[]
+  : K extends "features" ? Feature[]
   : K extends "switch" ? boolean
   : number;
 
@@ -216,7 +247,8 @@ type Value = Config[ConfigKey] | string;
 function defaultOf(flag: Flag): Value {
   if (flag.kind === "switch") return false;
   if (flag.kind === "action") throw new TypeError(`--${flag.name} is no value`);
-  return flag.kind === "versions" || flag.kind === "paths"
+  return flag.kind === "versions" || flag.kind === "paths" ||
+      flag.kind === "features"
     ? [...flag.default]
     : flag.default;
 }
@@ -334,7 +366,9 @@ function tokenize(args: readonly string[]): {
           );
         }
         values[name] = true;
-      } else if (eq >= 0 || (i + 1 < args.length && !args[i + 1].startsWith("-"))) {
+      } else if (
+        eq >= 0 || (i + 1 < args.length && !args[i + 1].startsWith("-"))
+      ) {
         const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
         const before = values[name];
         values[name] = !isRepeatable(flag)
@@ -401,6 +435,22 @@ function readValue(flag: Flag, text: string, cwd: string): Value {
         );
       }
       return versions;
+    }
+    case "features": {
+      const names = text.split(",").map((v) => v.trim())
+        .filter((v) => v.length > 0);
+      if (names.length === 1 && names[0] === "all") return [...FEATURES];
+      const unknown = names.find((v) =>
+        !(FEATURES as readonly string[]).includes(v)
+      );
+      if (names.length === 0 || unknown !== undefined) {
+        throw new UsageError(
+          `${name} takes ${
+            FEATURES.join(", ")
+          }, comma-separated, or all; got "${text}".`,
+        );
+      }
+      return [...new Set(names)] as Feature[];
     }
     case "count":
     case "bytes":

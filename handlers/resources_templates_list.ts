@@ -14,9 +14,9 @@ export const resourcesTemplatesList: Handler = (
   params,
   { server, session },
 ) => {
-  const templates = (server.resources?.templates() ?? []).map((template) =>
-    resourceForVersion(template, session.protocolVersion)
-  );
+  const templates = (server.resourcesFor(session)?.templates() ?? []).map((
+    template,
+  ) => resourceForVersion(template, session.protocolVersion));
   const page = paginate(
     templates,
     params.cursor,

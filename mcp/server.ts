@@ -20,6 +20,7 @@ import {
   type RequestMessage,
   RpcError,
 } from "./jsonrpc.ts";
+import type { ListKind } from "./list_changed.ts";
 import { trackLoading } from "./loading.ts";
 import { type Logger, stderrLogger } from "./log.ts";
 import type { ResourceProvider } from "./resource.ts";
@@ -148,10 +149,23 @@ const CAPABILITY_METHODS = [
   ["completions", "completion/complete"],
 ] as const;
 
+/** Options of {@linkcode capabilitiesOf}. */
+export interface CapabilityOptions {
+  /**
+   * Declare `listChanged: true` for tools, resources and prompts: the
+   * server then announces changes of those lists (see
+   * {@linkcode McpServer.listChanged}). Default false.
+   */
+  listChanged?: boolean;
+}
+
+// The capabilities whose list can change.
+const LISTS: ReadonlySet<string> = new Set(["tools", "resources", "prompts"]);
+
 /**
- * The initialize `capabilities` a method map implies: an empty object for
- * each feature whose method it handles, in the order tools, resources,
- * prompts, logging, completions.
+ * The initialize `capabilities` a method map implies: an object for each
+ * feature whose method it handles, in the order tools, resources,
+ * prompts, logging, completions; empty unless `options` ask for more.
  *
  * @example
  * ```ts
@@ -160,10 +174,16 @@ const CAPABILITY_METHODS = [
  * console.log(JSON.stringify(caps)); // {"tools":{}}
  * ```
  */
-export function capabilitiesOf(handlers: HandlerMap): JsonObject {
+export function capabilitiesOf(
+  handlers: HandlerMap,
+  options: CapabilityOptions = {},
+): JsonObject {
   const capabilities: JsonObject = {};
   for (const [capability, method] of CAPABILITY_METHODS) {
-    if (Object.hasOwn(handlers, method)) capabilities[capability] = {};
+    if (!Object.hasOwn(handlers, method)) continue;
+    capabilities[capability] = options.listChanged && LISTS.has(capability)
+      ? { listChanged: true }
+      : {};
   }
   return capabilities;
 }
@@ -298,6 +318,9 @@ export class McpServer {
   readonly #requests = new Map<string, Handler>();
   readonly #notifications = new Map<string, Handler>();
   #ready: Promise<void> | undefined;
+  // Changes made by the setup are the server's starting lists, not news.
+  #started = false;
+  readonly #listeners = new Set<(kind: ListKind) => void>();
 
   /** Make a server from its configuration. */
   constructor(options: McpServerOptions) {
@@ -321,6 +344,38 @@ export class McpServer {
     this.logger = options.logger ?? stderrLogger();
     this.resources = options.resources;
     this.#setup = options.setup;
+    this.#started = options.setup === undefined;
+    this.tools.onChange = () => this.listChanged("tools");
+  }
+
+  /**
+   * The resources `session` sees: its own (`session.resources`, set for
+   * example from the roots its client gave), else the server's.
+   */
+  resourcesFor(session: Session): ResourceProvider | undefined {
+    return session.resources ?? this.resources;
+  }
+
+  /**
+   * Announce that the server's `kind` list changed: every listener (each
+   * connection has one, see {@linkcode McpServer.onListChanged}) tells its
+   * session, where the capabilities declare `listChanged`. The tool
+   * registry calls it on every change; a prompt or resource registry
+   * calls it itself. Changes made before the server's setup has finished
+   * are its starting state and are not announced.
+   */
+  listChanged(kind: ListKind): void {
+    if (!this.#started) return;
+    for (const listener of this.#listeners) listener(kind);
+  }
+
+  /**
+   * Call `listener` on each {@linkcode McpServer.listChanged}; returns the
+   * function that stops it. A connection listens for its session.
+   */
+  onListChanged(listener: (kind: ListKind) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /**
@@ -334,7 +389,10 @@ export class McpServer {
       this.#ready = setup === undefined
         ? Promise.resolve()
         : trackLoading(setup(this));
-      this.#ready.catch(() => this.#ready = undefined);
+      this.#ready.then(
+        () => this.#started = true,
+        () => this.#ready = undefined,
+      );
     }
     return this.#ready;
   }

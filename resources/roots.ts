@@ -119,9 +119,10 @@ export class RootsResources implements ResourceProvider {
         ...template,
         name: `${template.name}-${part.name}`,
         title: `${template.title ?? template.name} in ${part.name}`,
-        description: `In the root "${part.name}" (${
-          part.provider.workspace.root
-        }): ${template.description ?? ""}`,
+        description:
+          `In the root "${part.name}" (${part.provider.workspace.root}): ${
+            template.description ?? ""
+          }`,
       }))
     );
   }
