@@ -15,7 +15,7 @@
  * @module
  */
 
-import { invalid, outside, WorkspaceError } from "./errors.ts";
+import { invalid, WorkspaceError } from "./errors.ts";
 import {
   MAX_PATH_BYTES,
   type ReadOptions,
@@ -180,7 +180,7 @@ export class Roots implements WorkspaceView {
           return { root, path };
         }
       }
-      throw outside(path);
+      throw this.#outside(path);
     }
     const segments = path.split("/");
     let first = 0;
@@ -190,7 +190,7 @@ export class Roots implements WorkspaceView {
     ) first++;
     if (first === segments.length) return undefined;
     const name = segments[first];
-    if (name === "..") throw outside(path);
+    if (name === "..") throw this.#outside(path);
     const root = this.#byName.get(name);
     if (root === undefined) {
       throw new WorkspaceError(
@@ -202,6 +202,18 @@ export class Roots implements WorkspaceView {
       );
     }
     return { root, path: segments.slice(first + 1).join("/") };
+  }
+
+  #outside(path: string, root?: NamedRoot): WorkspaceError {
+    return new WorkspaceError(
+      "outside",
+      path,
+      `"${path}" is outside ${
+        root === undefined ? "every root" : `the root "${root.name}"`
+      }; with several roots, a path starts with a root's name (${this.#names()}), for example "${
+        this.roots[0].name
+      }/src", and stays inside it (no "..", no link out of it).`,
+    );
   }
 
   /** `relative` (inside `root`) as a path of this view. */
@@ -231,6 +243,9 @@ export class Roots implements WorkspaceView {
     try {
       return await work();
     } catch (error) {
+      if (error instanceof WorkspaceError && error.code === "outside") {
+        throw this.#outside(path, located.root);
+      }
       if (
         error instanceof WorkspaceError && error.path === located.path &&
         path !== located.path
