@@ -65,6 +65,7 @@
 
 export {
   capabilitiesOf,
+  type CapabilityOptions,
   type DispatchResult,
   type Handler,
   type HandlerContext,
@@ -184,3 +185,15 @@ export {
 export type { SchemaCheck, SchemaFailure } from "./mcp/json_schema.ts";
 export type * from "./mcp/resource.ts";
 export { handlers } from "./handlers/mod.ts";
+export {
+  declaresListChanged,
+  type ListKind,
+  notifyListChanged,
+} from "./mcp/list_changed.ts";
+export {
+  clientHasRoots,
+  type ClientRoot,
+  listClientRoots,
+  ROOTS_TIMEOUT_MS,
+  rootsHandlers,
+} from "./handlers/roots.ts";
