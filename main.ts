@@ -116,7 +116,7 @@ async function openWorkspace(
     fallback: served,
     list: listClientRoots,
     logger: server.logger,
-    capabilities: server.capabilities,
+    server,
   });
   for (const tool of clientRoots.tools()) server.tools.register(tool);
   return clientRoots;
@@ -249,7 +249,11 @@ async function main(args: string[]): Promise<number> {
           // logged: watching never ends the process.
           Promise.all([server.ready(), import("./mcp/watch.ts")]).then(
             ([, { watchResources }]) => {
-              if (!done) watch = watchResources(server, session);
+              // A session given its client's roots already has its own
+              // watch (tools/roots.ts); the server's stops reaching it.
+              if (!done && session.resources === undefined) {
+                watch = watchResources(server, session);
+              }
             },
           ).catch((error) =>
             server.logger.log("error", "cannot watch the root:", error)

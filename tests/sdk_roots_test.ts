@@ -15,6 +15,7 @@ import {
   Client,
   ListRootsRequestSchema,
   ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   StdioClientTransport,
 } from "./sdk.ts";
 import { serverCommand, targetStatus } from "./server_command.ts";
@@ -44,9 +45,10 @@ async function fixture(): Promise<Fixture> {
 async function connect(
   cwd: string,
   roots: { uri: string; name?: string }[] | undefined,
+  flags: string[] = [],
 ): Promise<{ client: Client; setRoots(next: typeof roots): Promise<void> }> {
   const { command, args } = serverCommand(
-    ["--features", "list-changed"],
+    ["--features", "list-changed", ...flags],
     "source",
   );
   const transport = new StdioClientTransport({
@@ -208,6 +210,61 @@ Deno.test({
     const { client } = await connect(f.cwd, undefined);
     try {
       assert.equal(await listTop(client), "c.txt (11 bytes)");
+    } finally {
+      await client.close();
+      await Deno.remove(f.dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "sdk roots: with --watch, a session is sent the changes of its own roots",
+  ignore: !available,
+  async fn() {
+    const f = await fixture();
+    const { client, setRoots } = await connect(f.cwd, [
+      { uri: pathToFileURL(f.a).href },
+    ], ["--watch"]);
+    const updated: string[] = [];
+    let listChanged = 0;
+    client.setNotificationHandler(
+      ResourceUpdatedNotificationSchema,
+      (n: { params: { uri: string } }) => {
+        updated.push(n.params.uri);
+      },
+    );
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      listChanged++;
+    });
+    try {
+      assert.match(await listTop(client), /^a\.txt/);
+      // Serving the client's roots in place of the current directory was
+      // itself a change of the list (announced before the answer above).
+      assert.equal(listChanged, 1);
+      const uri = pathToFileURL(`${f.a}/a.txt`).href;
+      await client.subscribeResource({ uri });
+      // The current directory is not this session's: no news of it.
+      await Deno.writeTextFile(`${f.cwd}/new_in_cwd.txt`, "x");
+      await sleep(600);
+      assert.equal(listChanged, 1);
+      await Deno.writeTextFile(`${f.a}/a.txt`, "changed\n");
+      assert.ok(await until(() => updated.includes(uri), 5000), "no update");
+      await sleep(300);
+      assert.deepEqual(updated, [uri], "one change, one notification");
+      await Deno.writeTextFile(`${f.a}/new.txt`, "new\n");
+      assert.ok(await until(() => listChanged >= 2, 5000), "no list_changed");
+      // Swapped to beta: changes there are its news now.
+      await setRoots([{ uri: pathToFileURL(f.b).href }]);
+      assert.ok(
+        await until(
+          async () => (await listTop(client)) === "b.txt (8 bytes)",
+          5000,
+        ),
+      );
+      const seen = listChanged;
+      await Deno.writeTextFile(`${f.b}/more.txt`, "more\n");
+      assert.ok(await until(() => listChanged > seen, 5000), "beta unwatched");
     } finally {
       await client.close();
       await Deno.remove(f.dir, { recursive: true });

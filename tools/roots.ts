@@ -20,11 +20,15 @@ import type { JsonObject } from "../mcp/jsonrpc.ts";
 import { notifyListChanged } from "../mcp/list_changed.ts";
 import type { Logger } from "../mcp/log.ts";
 import type {
+  ResourceChanges,
   ResourceContents,
   ResourcePage,
   ResourceProvider,
   ResourceTemplate,
+  ResourceWatch,
 } from "../mcp/resource.ts";
+import type { McpServer } from "../mcp/server.ts";
+import { watchResources } from "../mcp/watch.ts";
 import type { Session } from "../mcp/session.ts";
 import type { Tool, ToolContext } from "../mcp/tool.ts";
 import {
@@ -155,8 +159,12 @@ export interface ClientRootsOptions extends ServeOptions {
   list(ctx: { session: Session }): Promise<{ uri: string }[]>;
   /** Where skipped roots and failures are logged. */
   logger: Logger;
-  /** The server's capabilities: whether to send `list_changed`. */
-  capabilities: JsonObject;
+  /**
+   * The server: its capabilities say whether to send `list_changed`, and
+   * with `resources.watch` each session with roots of its own is sent the
+   * changes of those roots.
+   */
+  server: McpServer;
 }
 
 /** A session's roots: the latest listing asked for, and the last served. */
@@ -164,6 +172,8 @@ interface SessionRoots {
   current: Promise<Served>;
   last: Served;
   generation: number;
+  resources: SessionResources;
+  watch?: ResourceWatch;
 }
 
 /**
@@ -193,13 +203,22 @@ export class ClientRoots {
     let entry = this.#sessions.get(session);
     if (entry === undefined) {
       const fallback = this.#options.fallback;
+      const resources = new SessionResources(
+        this,
+        session,
+        this.#options.resources.watch === true,
+      );
       entry = {
         current: Promise.resolve(fallback),
         last: fallback,
         generation: 0,
+        resources,
       };
       this.#sessions.set(session, entry);
-      session.resources = new SessionResources(this, session);
+      session.resources = resources;
+      // From now on the session is sent the changes of its own roots (a
+      // watch of the server's stops delivering to it).
+      entry.watch = watchResources(this.#options.server, session);
     }
     const state = entry;
     const generation = ++state.generation;
@@ -207,12 +226,17 @@ export class ClientRoots {
       if (state.generation !== generation) return state.current;
       const before = state.last;
       state.last = served;
+      state.resources.follow(served);
       if (before.paths.join("\0") !== served.paths.join("\0")) {
         this.#options.logger.log(
           "info",
           `serving the client's roots: ${served.paths.join(", ")}`,
         );
-        notifyListChanged(this.#options.capabilities, session, "resources");
+        notifyListChanged(
+          this.#options.server.capabilities,
+          session,
+          "resources",
+        );
       }
       return served;
     });
@@ -222,6 +246,12 @@ export class ClientRoots {
   servedFor(session: Session): Promise<Served> {
     return this.#sessions.get(session)?.current ??
       Promise.resolve(this.#options.fallback);
+  }
+
+  /** Stop following `session` (it ended): its watch, if any, stops. */
+  forget(session: Session): void {
+    this.#sessions.get(session)?.watch?.close();
+    this.#sessions.delete(session);
   }
 
   /** What `session` was last served, without waiting. */
@@ -299,10 +329,40 @@ export class ClientRoots {
 class SessionResources implements ResourceProvider {
   readonly #roots: ClientRoots;
   readonly #session: Session;
+  // Each watch of this provider, and the watch of the served roots it is
+  // moved to when they change.
+  readonly #watches = new Set<{
+    listener: (changes: ResourceChanges) => void;
+    inner: ResourceWatch | undefined;
+  }>();
+  readonly watch?: (
+    listener: (changes: ResourceChanges) => void,
+  ) => ResourceWatch;
 
-  constructor(roots: ClientRoots, session: Session) {
+  constructor(roots: ClientRoots, session: Session, watch: boolean) {
     this.#roots = roots;
     this.#session = session;
+    if (watch) {
+      this.watch = (listener) => {
+        const served = this.#roots.lastServed(this.#session).resources;
+        const entry = { listener, inner: served.watch?.(listener) };
+        this.#watches.add(entry);
+        return {
+          close: () => {
+            entry.inner?.close();
+            this.#watches.delete(entry);
+          },
+        };
+      };
+    }
+  }
+
+  /** The session is now served `served`: watches move to its roots. */
+  follow(served: Served): void {
+    for (const entry of this.#watches) {
+      entry.inner?.close();
+      entry.inner = served.resources.watch?.(entry.listener);
+    }
   }
 
   async #provider(): Promise<ResourceProvider> {

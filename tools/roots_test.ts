@@ -1,5 +1,7 @@
 import { strict as assert } from "node:assert";
+import { handlers } from "../handlers/mod.ts";
 import type { Logger } from "../mcp/log.ts";
+import { McpServer } from "../mcp/server.ts";
 import { Session } from "../mcp/session.ts";
 import type { ToolContext, ToolResult } from "../mcp/tool.ts";
 import { Workspace } from "../workspace/workspace.ts";
@@ -121,7 +123,11 @@ Deno.test("ClientRoots: each session is served its client's roots; others the fa
       ...OPTIONS,
       fallback,
       logger,
-      capabilities: { tools: {}, resources: { listChanged: true } },
+      server: new McpServer({
+        handlers,
+        info: { name: "t", version: "1" },
+        capabilities: { tools: {}, resources: { listChanged: true } },
+      }),
       list: ({ session }) => Promise.resolve(given.get(session) ?? []),
     });
     const sent: string[] = [];
@@ -183,7 +189,7 @@ Deno.test("ClientRoots: the newest listing wins; a failed one serves the fallbac
       ...OPTIONS,
       fallback,
       logger,
-      capabilities: {},
+      server: new McpServer({ handlers, info: { name: "t", version: "1" } }),
       list: () => answers.shift()!(),
     });
     const session = new Session(() => {});
