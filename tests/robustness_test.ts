@@ -134,6 +134,7 @@ function generate(start: number, count: number): Stream {
           '{"jsonrpc":"2.0","method":"ping"}',
           '{"jsonrpc":"2.0","method":"ping","params":[]}',
           '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"nope"}}',
+          '{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}',
         ]),
         undefined,
       );

@@ -53,6 +53,22 @@ export interface Served {
   readonly tools: readonly Tool[];
 }
 
+/**
+ * Where code that works on a session's files (tools, completion) finds
+ * what the session is served: {@linkcode ClientRoots}, or
+ * {@linkcode fixedRoots} for a server whose roots are its own.
+ */
+export interface RootsSource {
+  /** What `session` is served, once a listing in progress is done. */
+  servedFor(session: Session): Promise<Served>;
+}
+
+/** A {@linkcode RootsSource} that serves every session `served`. */
+export function fixedRoots(served: Served): RootsSource {
+  const answer = Promise.resolve(served);
+  return { servedFor: () => answer };
+}
+
 /** How {@linkcode openServed} opens and serves directories. */
 export interface ServeOptions {
   /** How each workspace is opened. */
@@ -183,7 +199,7 @@ interface SessionRoots {
  * register {@linkcode ClientRoots.tools} on the server. Sessions never
  * refreshed are served the fallback.
  */
-export class ClientRoots {
+export class ClientRoots implements RootsSource {
   readonly #options: ClientRootsOptions;
   readonly #sessions = new WeakMap<Session, SessionRoots>();
 

@@ -8,6 +8,7 @@ import { Workspace } from "../workspace/workspace.ts";
 import { workspaceTools } from "./mod.ts";
 import {
   ClientRoots,
+  fixedRoots,
   openServed,
   rootDirectory,
   type ServeOptions,
@@ -209,6 +210,18 @@ Deno.test("ClientRoots: the newest listing wins; a failed one serves the fallbac
     roots.refresh({ session });
     assert.equal(await roots.servedFor(session), fallback);
     assert.ok(logger.lines.some((l) => l.includes("roots/list failed")));
+  } finally {
+    await Deno.remove(d.base, { recursive: true });
+  }
+});
+
+Deno.test("fixedRoots: every session is served the same roots", async () => {
+  const d = await dirs();
+  try {
+    const served = await openServed([d.a, d.b], OPTIONS);
+    const source = fixedRoots(served);
+    assert.equal(await source.servedFor(new Session(() => {})), served);
+    assert.equal(await source.servedFor(new Session(() => {})), served);
   } finally {
     await Deno.remove(d.base, { recursive: true });
   }
