@@ -393,6 +393,10 @@ class SessionResources implements ResourceProvider {
     return await (await this.#provider()).list(after, limit, signal);
   }
 
+  async settled(): Promise<void> {
+    await this.#roots.servedFor(this.#session);
+  }
+
   templates(): readonly ResourceTemplate[] {
     return this.#roots.lastServed(this.#session).resources.templates();
   }

@@ -226,3 +226,34 @@ Deno.test("fixedRoots: every session is served the same roots", async () => {
     await Deno.remove(d.base, { recursive: true });
   }
 });
+
+Deno.test("ClientRoots: a session's templates are its roots' once settled", async () => {
+  const d = await dirs();
+  try {
+    const fallback = await openServed([d.cwd], OPTIONS);
+    const answer = Promise.withResolvers<{ uri: string }[]>();
+    const roots = new ClientRoots({
+      ...OPTIONS,
+      fallback,
+      logger: recorder(),
+      server: new McpServer({ handlers, info: { name: "t", version: "1" } }),
+      list: () => answer.promise,
+    });
+    const session = new Session(() => {});
+    roots.refresh({ session });
+    const provider = session.resources!;
+    const settled = provider.settled!();
+    answer.resolve([{ uri: url(d.a) }, { uri: url(d.b) }]);
+    await settled;
+    assert.deepEqual(
+      provider.templates().map((t) => t.uriTemplate),
+      [`file://${d.a}/{+path}`, `file://${d.b}/{+path}`],
+    );
+    assert.equal(
+      provider.normalizeUri(`file://${d.b}/b.txt`),
+      `file://${d.b}/b.txt`,
+    );
+  } finally {
+    await Deno.remove(d.base, { recursive: true });
+  }
+});
