@@ -13,10 +13,14 @@
 import { type Config, parseFlags, UsageError, VERSION } from "./cli/flags.ts";
 import { handlers } from "./handlers/mod.ts";
 import { listClientRoots, rootsHandlers } from "./handlers/roots.ts";
-import type { HandlerContext } from "./mcp/server.ts";
 import type { JsonObject } from "./mcp/jsonrpc.ts";
 import { stderrLogger } from "./mcp/log.ts";
-import { capabilitiesOf, type HandlerMap, McpServer } from "./mcp/server.ts";
+import {
+  capabilitiesOf,
+  type HandlerContext,
+  type HandlerMap,
+  McpServer,
+} from "./mcp/server.ts";
 import { serveStdio } from "./mcp/transports/stdio.ts";
 import { writeAll } from "./mcp/write_all.ts";
 import type { ToolCaps } from "./tools/mod.ts";
