@@ -22,11 +22,19 @@ import {
   handlers,
   promptHandlers,
 } from "./handlers/mod.ts";
+import { listClientRoots, rootsHandlers } from "./handlers/roots.ts";
+import type { JsonObject } from "./mcp/jsonrpc.ts";
 import { stderrLogger } from "./mcp/log.ts";
-import { capabilitiesOf, type HandlerMap, McpServer } from "./mcp/server.ts";
+import {
+  capabilitiesOf,
+  type HandlerContext,
+  type HandlerMap,
+  McpServer,
+} from "./mcp/server.ts";
 import { serveStdio } from "./mcp/transports/stdio.ts";
 import { writeAll } from "./mcp/write_all.ts";
 import type { ToolCaps } from "./tools/mod.ts";
+import type { ClientRoots, Served, ServeOptions } from "./tools/roots.ts";
 
 /**
  * Make the server `shipcode-mcp` runs for `config`. Nothing of the
@@ -36,22 +44,28 @@ import type { ToolCaps } from "./tools/mod.ts";
  * never use.
  */
 export function createServer(config: Config): McpServer {
-  const methods = handlerMap(config);
+  // Without --root, each session is served its client's roots, when it
+  // gives some (set up with the workspace, which the first call awaits).
+  let clientRoots: ClientRoots | undefined;
+  const followRoots = (ctx: HandlerContext) => {
+    ctx.server.ready().then(() => clientRoots?.refresh(ctx)).catch((error) =>
+      ctx.server.logger.log("error", "cannot follow the client's roots:", error)
+    );
+  };
+  const features = handlerMap(config);
+  const map: HandlerMap = config.root.length > 0
+    ? features
+    : { ...features, ...rootsHandlers(followRoots) };
   return new McpServer({
-    handlers: methods,
+    handlers: map,
     info: { name: "shipcode-mcp", version: VERSION },
     protocolVersions: config.protocolVersions,
-    // --watch adds subscriptions and list_changed; without it the
-    // capabilities are the ones the handler map implies.
-    capabilities: config.watch
-      ? {
-        ...capabilitiesOf(methods),
-        resources: { subscribe: true, listChanged: true },
-      }
-      : undefined,
+    capabilities: capabilities(config, map),
     pageSize: config.pageSize,
     logger: stderrLogger(config.logLevel, "shipcode-mcp"),
-    setup: (server) => openWorkspace(server, config),
+    setup: async (server) => {
+      clientRoots = await openWorkspace(server, config);
+    },
   });
 }
 
@@ -68,6 +82,25 @@ export function handlerMap(config: Config): HandlerMap {
   };
 }
 
+/**
+ * The initialize `capabilities` beyond what the handler map implies:
+ * --watch adds subscriptions and list_changed for resources, and the
+ * `list-changed` feature declares `listChanged` on every list. Undefined
+ * when neither is on (the handler map decides).
+ */
+function capabilities(
+  config: Config,
+  map: HandlerMap,
+): JsonObject | undefined {
+  const listChanged = config.features.includes("list-changed");
+  if (!config.watch && !listChanged) return undefined;
+  const capabilities = capabilitiesOf(map, { listChanged });
+  if (config.watch) {
+    capabilities.resources = { subscribe: true, listChanged: true };
+  }
+  return capabilities;
+}
+
 /** The limits the tools work within, from the flags. */
 export function toolCaps(config: Config): ToolCaps {
   return {
@@ -78,43 +111,74 @@ export function toolCaps(config: Config): ToolCaps {
   };
 }
 
-/** Open `config.root` and register its tools and resources on `server`. */
-async function openWorkspace(server: McpServer, config: Config): Promise<void> {
-  const withPrompts = config.features.includes("prompts");
-  const [{ Workspace }, { workspaceTools }, { WorkspaceResources }, prompts] =
+/**
+ * Open the roots (`--root`, each; else the current directory) and register
+ * their tools and resources on `server`. Without --root, returns what
+ * follows each session's client roots, its tools registered instead.
+ */
+async function openWorkspace(
+  server: McpServer,
+  config: Config,
+): Promise<ClientRoots | undefined> {
+  const { ClientRoots, openServed } = await import("./tools/roots.ts");
+  const options: ServeOptions = {
+    workspace: { includeIgnored: config.includeIgnored },
+    resources: {
+      maxReadBytes: config.maxReadBytes,
+      maxResources: config.maxResources,
+      watch: config.watch,
+      watchOptions: {
+        // Watching is a convenience: a failure is logged, never fatal.
+        onError: (error) =>
+          server.logger.log("warn", "watching the root failed:", error),
+      },
+    },
+    caps: toolCaps(config),
+  };
+  const given = config.root.length > 0;
+  const served = await openServed(given ? config.root : [Deno.cwd()], options);
+  server.resources = served.resources;
+  if (config.features.includes("prompts")) {
+    await registerPrompts(server, served, toolCaps(config));
+  }
+  if (given) {
+    for (const tool of served.tools) server.tools.register(tool);
+    return undefined;
+  }
+  const clientRoots = new ClientRoots({
+    ...options,
+    fallback: served,
+    list: listClientRoots,
+    logger: server.logger,
+    server,
+  });
+  for (const tool of clientRoots.tools()) server.tools.register(tool);
+  return clientRoots;
+}
+
+/**
+ * Register the workspace prompts over `served`. They serve one root, given
+ * by --root or the current directory; over several roots, or a client's own
+ * roots, none is registered yet.
+ */
+async function registerPrompts(
+  server: McpServer,
+  served: Served,
+  caps: ToolCaps,
+): Promise<void> {
+  const [{ Workspace }, { WorkspaceResources }, { workspacePrompts }] =
     await Promise.all([
       import("./workspace/workspace.ts"),
-      import("./tools/mod.ts"),
       import("./resources/provider.ts"),
-      withPrompts ? import("./prompts/mod.ts") : undefined,
+      import("./prompts/mod.ts"),
     ]);
-  const workspace = await Workspace.open(config.root, {
-    includeIgnored: config.includeIgnored,
-  });
-  const resources = new WorkspaceResources(workspace, {
-    maxReadBytes: config.maxReadBytes,
-    maxResources: config.maxResources,
-    watch: config.watch,
-    watchOptions: {
-      // Watching is a convenience: a failure is logged, never fatal.
-      onError: (error) =>
-        server.logger.log("warn", "watching the root failed:", error),
-    },
-  });
-  server.resources = resources;
-  for (const tool of workspaceTools(workspace, toolCaps(config))) {
-    server.tools.register(tool);
-  }
-  if (prompts !== undefined) {
-    for (
-      const prompt of prompts.workspacePrompts({
-        workspace,
-        resources,
-        caps: toolCaps(config),
-      })
-    ) {
-      server.prompts.register(prompt);
-    }
+  const { view: workspace, resources } = served;
+  if (
+    !(workspace instanceof Workspace) ||
+    !(resources instanceof WorkspaceResources)
+  ) return;
+  for (const prompt of workspacePrompts({ workspace, resources, caps })) {
+    server.prompts.register(prompt);
   }
 }
 
@@ -155,10 +219,12 @@ async function main(args: string[]): Promise<number> {
     return 2;
   }
   if (command.kind === "serve" || command.kind === "config") {
-    const problem = rootProblem(command.config.root);
-    if (problem !== undefined) {
-      console.error(`shipcode-mcp: ${problem}`);
-      return 2;
+    for (const root of command.config.root) {
+      const problem = rootProblem(root);
+      if (problem !== undefined) {
+        console.error(`shipcode-mcp: ${problem}`);
+        return 2;
+      }
     }
   }
   switch (command.kind) {
@@ -208,7 +274,9 @@ async function main(args: string[]): Promise<number> {
         await writeAll(
           Deno.stderr,
           encoder.encode(
-            (await import("./cli/help.ts")).terminalNote(command.config.root),
+            (await import("./cli/help.ts")).terminalNote(
+              command.config.root.length > 0 ? command.config.root : Deno.cwd(),
+            ),
           ),
         );
       }
@@ -241,7 +309,11 @@ async function main(args: string[]): Promise<number> {
           // logged: watching never ends the process.
           Promise.all([server.ready(), import("./mcp/watch.ts")]).then(
             ([, { watchResources }]) => {
-              if (!done) watch = watchResources(server, session);
+              // A session given its client's roots already has its own
+              // watch (tools/roots.ts); the server's stops reaching it.
+              if (!done && session.resources === undefined) {
+                watch = watchResources(server, session);
+              }
             },
           ).catch((error) =>
             server.logger.log("error", "cannot watch the root:", error)

@@ -65,6 +65,7 @@
 
 export {
   capabilitiesOf,
+  type CapabilityOptions,
   DEFAULT_PAGE_SIZE,
   type DispatchResult,
   type Handler,
@@ -212,3 +213,15 @@ export {
   handlers,
   promptHandlers,
 } from "./handlers/mod.ts";
+export {
+  declaresListChanged,
+  type ListKind,
+  notifyListChanged,
+} from "./mcp/list_changed.ts";
+export {
+  clientHasRoots,
+  type ClientRoot,
+  listClientRoots,
+  ROOTS_TIMEOUT_MS,
+  rootsHandlers,
+} from "./handlers/roots.ts";

@@ -66,12 +66,12 @@ export interface RunningProgram {
 
 /**
  * The command-line flags that reproduce `config` when serving: always the
- * absolute root, then every flag whose value differs from its default, in
+ * absolute roots (`--root` once per root), then every flag whose value differs from its default, in
  * the order of the flag table, so `shipcode-mcp config cursor --watch`
  * configures a watching server.
  */
 export function serveArgs(config: Config): string[] {
-  const args = [`--${FLAGS.root.name}`, config.root];
+  const args = config.root.flatMap((root) => [`--${FLAGS.root.name}`, root]);
   for (const [key, flag] of CONFIG_FLAGS) {
     if (key === "root") continue;
     const value = key === "features" &&

@@ -20,7 +20,7 @@ import { type Config, DEFAULTS, FEATURES } from "./flags.ts";
 import { DENO_RUN_FLAGS } from "./run_command.ts";
 
 const ROOT = "/home/ada/my project";
-const config: Config = { root: ROOT, ...DEFAULTS };
+const config: Config = { root: [ROOT], ...DEFAULTS };
 
 const compiled = {
   standalone: true,
@@ -41,9 +41,18 @@ Deno.test("serveArgs: only the root when every other flag is default", () => {
   assert.deepEqual(serveArgs(config), ["--root", ROOT]);
 });
 
+Deno.test("serveArgs: --root once per root, in order", () => {
+  assert.deepEqual(serveArgs({ ...config, root: ["/a", "/b"] }), [
+    "--root",
+    "/a",
+    "--root",
+    "/b",
+  ]);
+});
+
 Deno.test("serveArgs: carries every flag that differs from its default", () => {
   const args = serveArgs({
-    root: "/r",
+    root: ["/r"],
     logLevel: "debug",
     protocolVersions: ["2025-06-18", "2025-03-26"],
     features: ["prompts", "logging"],
@@ -199,7 +208,7 @@ Deno.test("claude-code: one shell command line, paths with spaces quoted", () =>
 Deno.test("claude-code: the command line round-trips through a real shell", async () => {
   const tricky = launchCommand(underDeno, {
     ...config,
-    root: '/tmp/it\'s a $HOME "dir"',
+    root: ['/tmp/it\'s a $HOME "dir"'],
   });
   const { text } = clientConfig("claude-code", tricky);
   // printf prints each word the shell parsed on its own line.

@@ -64,6 +64,9 @@ interface ValueRow extends Row {
 /**
  * One row of the flag table. The kind says how the value is read:
  * - `path`: a directory, made absolute against the working directory;
+ * - `paths`: like `path`, and the flag may be given several times: its
+ *   value is the list of directories, in the order given (empty when the
+ *   flag was not given, so the program can tell);
  * - `level`: a log level;
  * - `versions`: protocol versions, comma-separated, most preferred first;
  * - `features`: names from {@linkcode FEATURES}, comma-separated, or `all`;
@@ -73,10 +76,15 @@ interface ValueRow extends Row {
  */
 export type Flag =
   | ValueRow & { readonly kind: "path"; readonly default: string }
+  | ValueRow & { readonly kind: "paths"; readonly default: readonly string[] }
   | ValueRow & { readonly kind: "level"; readonly default: LogLevel }
   | ValueRow & {
-    readonly kind: "versions" | "features";
+    readonly kind: "versions";
     readonly default: readonly string[];
+  }
+  | ValueRow & {
+    readonly kind: "features";
+    readonly default: readonly Feature[];
   }
   | ValueRow & { readonly kind: "count" | "bytes"; readonly default: number }
   | Row & { readonly kind: "switch" }
@@ -90,11 +98,13 @@ export type Flag =
 export const FLAGS = {
   root: {
     name: "root",
-    kind: "path",
+    kind: "paths",
     arg: "DIR",
-    default: ".",
-    defaultText: "the current directory",
-    help: "directory to serve; must exist",
+    default: [],
+    example: ".",
+    defaultText: "the client's roots, else the current directory",
+    help:
+      "directory to serve; must exist; give it again to serve several roots",
   },
   logLevel: {
     name: "log-level",
@@ -202,8 +212,10 @@ type Table = typeof FLAGS;
 
 /** The value a flag of kind `K` sets. */
 type ValueOf<K extends Flag["kind"]> = K extends "path" ? string
+  : K extends "paths" ? string[]
   : K extends "level" ? LogLevel
-  : K extends "versions" | "features" ? string[]
+  : K extends "versions" ? string[]
+  : K extends "features" ? Feature[]
   : K extends "switch" ? boolean
   : number;
 
@@ -226,19 +238,33 @@ export const CONFIG_FLAGS: readonly (readonly [ConfigKey, Flag])[] = Object
     Flag,
   ][];
 
+/** A value a row may set (a `path` row, if any, sets a string). */
+type Value = Config[ConfigKey] | string;
+
 /** The default of a row that sets a value (a switch is off). */
-function defaultOf(flag: Flag): Config[ConfigKey] {
+function defaultOf(flag: Flag): Value {
   if (flag.kind === "switch") return false;
   if (flag.kind === "action") throw new TypeError(`--${flag.name} is no value`);
-  return typeof flag.default === "object" ? [...flag.default] : flag.default;
+  return flag.kind === "versions" || flag.kind === "paths" ||
+      flag.kind === "features"
+    ? [...flag.default]
+    : flag.default;
 }
 
-/** Defaults of every flag but `--root` (whose default depends on the cwd). */
+/**
+ * Defaults of every flag but `--root` (which a configuration always
+ * names: see {@linkcode parseFlags}).
+ */
 export const DEFAULTS: Readonly<Omit<Config, "root">> = Object.fromEntries(
   CONFIG_FLAGS.filter(([key]) => key !== "root").map((
     [key, flag],
   ) => [key, defaultOf(flag)]),
 ) as Omit<Config, "root">;
+
+/** Whether `flag` may be given several times, each value kept. */
+export function isRepeatable(flag: Flag): boolean {
+  return flag.kind === "paths";
+}
 
 /**
  * A value as written on the command line: a list comma-separated, a
@@ -297,13 +323,14 @@ const SHORT: ReadonlyMap<string, string> = new Map(
   ),
 );
 
-type Values = { [name: string]: string | boolean | undefined };
+type Values = { [name: string]: string | string[] | boolean | undefined };
 
 /**
  * Split `args` into flag values and positionals, strictly: unknown flags,
  * a value on a switch, or a missing value are usage errors. Accepts
  * `--name value`, `--name=value`, `-h`, grouped short switches (`-hV`) and
- * `--` before positionals; a repeated flag's last value wins.
+ * `--` before positionals. A repeatable flag (see {@linkcode isRepeatable})
+ * keeps every value, in order; for any other, the last value wins.
  *
  * Hand-written rather than `node:util`'s `parseArgs` because importing any
  * `node:` module starts Deno's Node compatibility layer, which costs about a
@@ -337,10 +364,16 @@ function tokenize(args: readonly string[]): {
           );
         }
         values[name] = true;
-      } else if (eq >= 0) {
-        values[name] = arg.slice(eq + 1);
-      } else if (i + 1 < args.length && !args[i + 1].startsWith("-")) {
-        values[name] = args[++i];
+      } else if (
+        eq >= 0 || (i + 1 < args.length && !args[i + 1].startsWith("-"))
+      ) {
+        const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
+        const before = values[name];
+        values[name] = !isRepeatable(flag)
+          ? value
+          : Array.isArray(before)
+          ? [...before, value]
+          : [value];
       } else {
         throw new UsageError(
           `--${name} needs a value; for example: --${name} ${exampleOf(flag)}`,
@@ -365,10 +398,11 @@ export function isFeature(name: string): name is Feature {
 }
 
 /** Check and convert the text given for `flag`; `cwd` resolves paths. */
-function readValue(flag: Flag, text: string, cwd: string): Config[ConfigKey] {
+function readValue(flag: Flag, text: string, cwd: string): Value {
   const name = `--${flag.name}`;
   switch (flag.kind) {
     case "path":
+    case "paths":
       if (text.trim() === "") {
         throw new UsageError(
           `${name} needs a directory, got an empty string; for example ${name} ${
@@ -445,17 +479,22 @@ export function parseFlags(args: string[], cwd: string): Command {
   if (values.help) return { kind: "help" };
   if (values.version) return { kind: "version" };
 
-  const config: Record<string, Config[ConfigKey]> = {};
+  const config: Record<string, Value> = {};
   for (const [key, flag] of CONFIG_FLAGS) {
     const given = values[flag.name];
     if (flag.kind === "switch") config[key] = given === true;
-    else if (typeof given === "string") {
+    else if (Array.isArray(given)) {
+      // Each directory once, in the order first given.
+      config[key] = [
+        ...new Set(given.map((text) => readValue(flag, text, cwd) as string)),
+      ];
+    } else if (typeof given === "string") {
       config[key] = readValue(flag, given, cwd);
     } else if (flag.kind === "path") {
       config[key] = absolutePath(cwd, flag.default);
     } else config[key] = defaultOf(flag);
   }
-  const result = config as Config;
+  const result = config as unknown as Config;
   if (positionals.length === 0) return { kind: "serve", config: result };
   if (positionals[0] === "config") {
     if (positionals.length <= 2) {
@@ -466,6 +505,9 @@ export function parseFlags(args: string[], cwd: string): Command {
       if (values[FLAGS.features.name] === undefined) {
         result.features = [...FEATURES];
       }
+      // A client's configuration names the directory it was made in: the
+      // client may start the server anywhere.
+      if (result.root.length === 0) result.root = [absolutePath(cwd, ".")];
       return { kind: "config", client: positionals[1], config: result };
     }
     throw new UsageError(

@@ -29,7 +29,7 @@ Deno.test("flags: --name value, --name=value, the last one wins", () => {
   assert.equal(c.pageSize, 7);
   assert.equal(c.maxDepth, 3);
   assert.equal(c.maxEntries, DEFAULTS.maxEntries);
-  assert.equal(c.root, "/w");
+  assert.deepEqual(c.root, []);
 });
 
 Deno.test("flags: switches, grouped short flags, and -- before positionals", () => {
@@ -44,6 +44,8 @@ Deno.test("flags: switches, grouped short flags, and -- before positionals", () 
     client: "cursor",
     config: {
       ...config(parseFlags([], "/w")),
+      // A configuration always names its root: the cwd when not given.
+      root: ["/w"],
       protocolVersions: [...CLIENT_PROTOCOL_VERSIONS],
       features: [...FEATURES],
     },
@@ -109,6 +111,42 @@ Deno.test("flags: refusals name the flag and the fix", () => {
 
 Deno.test("flags: --root is made absolute and normalised", () => {
   // workspace/path_test.ts covers the normalising itself.
-  assert.equal(config(parseFlags([], "/w")).root, "/w");
-  assert.equal(config(parseFlags(["--root", "sub/"], "/w")).root, "/w/sub");
+  assert.deepEqual(config(parseFlags(["--root", "sub/"], "/w")).root, [
+    "/w/sub",
+  ]);
+});
+
+Deno.test("flags: --root repeats; not given, it is empty (serve) or the cwd (config)", () => {
+  assert.deepEqual(config(parseFlags([], "/w")).root, []);
+  assert.deepEqual(
+    config(parseFlags(["--root", "a", "--root=/b", "--root", "a/"], "/w"))
+      .root,
+    ["/w/a", "/b"],
+  );
+  const made = parseFlags(["config", "cursor"], "/w");
+  assert.equal(made.kind, "config");
+  assert.deepEqual(made.kind === "config" && made.config.root, ["/w"]);
+  // Other flags still keep their last value only.
+  assert.equal(
+    config(parseFlags(["--max-depth", "2", "--max-depth", "3"], "/w"))
+      .maxDepth,
+    3,
+  );
+});
+
+Deno.test("flags: --features takes names or all", () => {
+  assert.deepEqual(config(parseFlags([], "/w")).features, []);
+  assert.deepEqual(
+    config(parseFlags(["--features", "list-changed,list-changed"], "/w"))
+      .features,
+    ["list-changed"],
+  );
+  assert.deepEqual(
+    config(parseFlags(["--features=all"], "/w")).features.length,
+    4,
+  );
+  assert.throws(
+    () => parseFlags(["--features", "nope"], "/w"),
+    /--features takes prompts, completion, logging, list-changed/,
+  );
 });

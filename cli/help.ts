@@ -95,8 +95,9 @@ export function readmeFlagRows(): [string, string, string][] {
  * The note printed to stderr when stdin is a terminal: a person ran the
  * server by hand and would otherwise stare at a silent prompt.
  */
-export function terminalNote(root: string): string {
-  return `shipcode-mcp ${VERSION} serves ${root} to an MCP client: it waits for JSON-RPC messages on stdin, one per line; quit with Ctrl+D (or Ctrl+C).
+export function terminalNote(root: string | readonly string[]): string {
+  const roots = typeof root === "string" ? root : root.join(", ");
+  return `shipcode-mcp ${VERSION} serves ${roots} to an MCP client: it waits for JSON-RPC messages on stdin, one per line; quit with Ctrl+D (or Ctrl+C).
 To connect a client, run "shipcode-mcp config <client>" or see "Configure your MCP client" in README.md; --help lists the flags.
 `;
 }

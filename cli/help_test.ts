@@ -21,7 +21,10 @@ Deno.test("defaultText: switches are off, byte counts also in MiB", () => {
   assert.equal(defaultText(FLAGS.maxDepth, true), "`8`");
   assert.equal(defaultText(FLAGS.maxReadBytes, true), "`1048576` (1 MiB)");
   assert.equal(defaultText(FLAGS.maxReadBytes, false), "1048576, 1 MiB");
-  assert.equal(defaultText(FLAGS.root, false), "the current directory");
+  assert.equal(
+    defaultText(FLAGS.root, false),
+    "the client's roots, else the current directory",
+  );
   assert.equal(defaultText(FLAGS.help, false), undefined);
 });
 

@@ -17,8 +17,9 @@ export const resourcesList: Handler = async (
   { server, session, signal },
 ) => {
   const after = decodeCursor(params.cursor);
-  if (server.resources === undefined) return { resources: [] };
-  const page = await server.resources.list(after, server.pageSize, signal);
+  const provider = server.resourcesFor(session);
+  if (provider === undefined) return { resources: [] };
+  const page = await provider.list(after, server.pageSize, signal);
   return pageResult(
     "resources",
     page.resources.map((resource) =>

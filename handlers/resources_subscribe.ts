@@ -39,7 +39,9 @@ export const resourcesSubscribe: Handler = async (
 ) => {
   requireSubscribe(server, "resources/subscribe");
   const uri = uriParam(params);
-  session.subscriptions.add(await server.resources!.canonicalUri(uri));
+  session.subscriptions.add(
+    await server.resourcesFor(session)!.canonicalUri(uri),
+  );
   return EMPTY_RESULT;
 };
 
@@ -54,7 +56,7 @@ export const resourcesUnsubscribe: Handler = async (
 ) => {
   requireSubscribe(server, "resources/unsubscribe");
   const uri = uriParam(params);
-  const provider = server.resources!;
+  const provider = server.resourcesFor(session)!;
   // A subscribed file may be gone by now: forgetting it must still work.
   const normal = provider.normalizeUri(uri);
   if (normal === undefined) throw resourceNotFound(uri);

@@ -29,6 +29,7 @@ import {
   type RequestMessage,
 } from "./jsonrpc.ts";
 import { Fifo } from "./fifo.ts";
+import { notifyListChanged } from "./list_changed.ts";
 import { loadingSettled } from "./loading.ts";
 import type { Logger } from "./log.ts";
 import { DEFAULT_OUTPUT_BUDGET_CHARS, OutputBudget } from "./output_budget.ts";
@@ -178,6 +179,7 @@ class Connection implements Receiver {
   readonly #options: ConnectionOptions;
   readonly #order: ResponseOrder;
   readonly #session: Session;
+  readonly #stopListening: () => void;
   // At most MAX_CONCURRENT_REQUESTS handlers run at once, and none starts
   // while the output budget is spent; later requests wait their turn in
   // arrival order (their place in the output is kept), while notifications
@@ -227,6 +229,10 @@ class Connection implements Receiver {
       this.#order.cancel(key);
       transport.drop(key);
     };
+    // The server's lists changed: tell this session, if it was promised.
+    this.#stopListening = server.onListChanged((kind) =>
+      notifyListChanged(server.capabilities, session, kind)
+    );
   }
 
   /** The connection's session. */
@@ -295,6 +301,7 @@ class Connection implements Receiver {
   async end(end: InputEnd): Promise<void> {
     const session = this.#session;
     const transport = this.#transport;
+    this.#stopListening();
     if (end === "abandoned") {
       session.close();
       this.#order.close();

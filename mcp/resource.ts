@@ -142,6 +142,12 @@ export interface ResourceProvider {
    */
   normalizeUri(uri: string): string | undefined;
   /**
+   * Present when what the provider serves may still be on its way (a
+   * client's roots being listed): resolves once it is, so that the sync
+   * methods (`templates`, `normalizeUri`) answer for it.
+   */
+  settled?(): Promise<void>;
+  /**
    * Present when the provider can report changes: calls `listener` once
    * per burst of changes until the watch is closed.
    */

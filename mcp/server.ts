@@ -20,6 +20,7 @@ import {
   type RequestMessage,
   RpcError,
 } from "./jsonrpc.ts";
+import type { ListKind } from "./list_changed.ts";
 import { trackLoading } from "./loading.ts";
 import { type Logger, stderrLogger } from "./log.ts";
 import type { ResourceProvider } from "./resource.ts";
@@ -168,10 +169,23 @@ const CAPABILITY_METHODS = [
   ["completions", "completion/complete"],
 ] as const;
 
+/** Options of {@linkcode capabilitiesOf}. */
+export interface CapabilityOptions {
+  /**
+   * Declare `listChanged: true` for tools, resources and prompts: the
+   * server then announces changes of those lists (see
+   * {@linkcode McpServer.listChanged}). Default false.
+   */
+  listChanged?: boolean;
+}
+
+// The capabilities whose list can change.
+const LISTS: ReadonlySet<string> = new Set(["tools", "resources", "prompts"]);
+
 /**
- * The initialize `capabilities` a method map implies: an empty object for
- * each feature whose method it handles, in the order tools, resources,
- * prompts, logging, completions.
+ * The initialize `capabilities` a method map implies: an object for each
+ * feature whose method it handles, in the order tools, resources,
+ * prompts, logging, completions; empty unless `options` ask for more.
  *
  * @example
  * ```ts
@@ -180,10 +194,16 @@ const CAPABILITY_METHODS = [
  * console.log(JSON.stringify(caps)); // {"tools":{}}
  * ```
  */
-export function capabilitiesOf(handlers: HandlerMap): JsonObject {
+export function capabilitiesOf(
+  handlers: HandlerMap,
+  options: CapabilityOptions = {},
+): JsonObject {
   const capabilities: JsonObject = {};
   for (const [capability, method] of CAPABILITY_METHODS) {
-    if (Object.hasOwn(handlers, method)) capabilities[capability] = {};
+    if (!Object.hasOwn(handlers, method)) continue;
+    capabilities[capability] = options.listChanged && LISTS.has(capability)
+      ? { listChanged: true }
+      : {};
   }
   return capabilities;
 }
@@ -320,8 +340,12 @@ export class McpServer {
   readonly #requests = new Map<string, Handler>();
   readonly #notifications = new Map<string, Handler>();
   #ready: Promise<void> | undefined;
-  /** Until setup has run: async handlers wait for it. */
+  /**
+   * Until setup has run: async handlers wait for it, and list changes are
+   * the server's starting lists, not news.
+   */
   #setupPending: boolean;
+  readonly #listeners = new Set<(kind: ListKind) => void>();
 
   /** Make a server from its configuration. */
   constructor(options: McpServerOptions) {
@@ -346,6 +370,37 @@ export class McpServer {
     this.resources = options.resources;
     this.#setup = options.setup;
     this.#setupPending = options.setup !== undefined;
+    this.tools.onChange = () => this.listChanged("tools");
+  }
+
+  /**
+   * The resources `session` sees: its own (`session.resources`, set for
+   * example from the roots its client gave), else the server's.
+   */
+  resourcesFor(session: Session): ResourceProvider | undefined {
+    return session.resources ?? this.resources;
+  }
+
+  /**
+   * Announce that the server's `kind` list changed: every listener (each
+   * connection has one, see {@linkcode McpServer.onListChanged}) tells its
+   * session, where the capabilities declare `listChanged`. The tool
+   * registry calls it on every change; a prompt or resource registry
+   * calls it itself. Changes made before the server's setup has finished
+   * are its starting state and are not announced.
+   */
+  listChanged(kind: ListKind): void {
+    if (this.#setupPending) return;
+    for (const listener of this.#listeners) listener(kind);
+  }
+
+  /**
+   * Call `listener` on each {@linkcode McpServer.listChanged}; returns the
+   * function that stops it. A connection listens for its session.
+   */
+  onListChanged(listener: (kind: ListKind) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /**

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { ResourceProvider } from "./resource.ts";
 import {
   encodeNotification,
   encodeRequest,
@@ -58,6 +59,12 @@ export class Session {
   clientInfo: ClientInfo | undefined;
   /** The client's capabilities from `initialize`. */
   clientCapabilities: JsonObject | undefined;
+  /**
+   * Resources served to this session alone (for example from the roots
+   * the client gave), in place of the server's; undefined: the server's.
+   * See `McpServer.resourcesFor`.
+   */
+  resources: ResourceProvider | undefined;
   /** URIs of resources the client subscribed to. */
   readonly subscriptions: Set<string> = new Set();
   /** Requests being handled, by {@linkcode idKey}, so they can be cancelled. */

@@ -237,6 +237,11 @@ export class ToolRegistry {
   readonly #inputChecks = new Map<string, Promise<SchemaCheck>>();
   readonly #outputChecks = new Map<string, Promise<SchemaCheck>>();
   #sorted: Tool[] | undefined;
+  /**
+   * Called after each change of the set of tools (a server sets it to
+   * announce `notifications/tools/list_changed`).
+   */
+  onChange: (() => void) | undefined;
 
   /**
    * Add a tool. Its name must be new and valid ({@linkcode isValidToolName}),
@@ -269,6 +274,17 @@ export class ToolRegistry {
     }
     this.#tools.set(tool.name, tool);
     this.#sorted = undefined;
+    this.onChange?.();
+  }
+
+  /** Remove the tool called `name`; returns whether there was one. */
+  unregister(name: string): boolean {
+    if (!this.#tools.delete(name)) return false;
+    this.#inputChecks.delete(name);
+    this.#outputChecks.delete(name);
+    this.#sorted = undefined;
+    this.onChange?.();
+    return true;
   }
 
   /** The tool called `name`, if any. */

@@ -30,16 +30,18 @@ export function canSubscribe(server: McpServer): boolean {
 }
 
 /**
- * Start sending `session` the changes `server`'s resource provider
- * reports. Returns undefined when the server does not watch (no
- * `subscribe` capability); otherwise close the result when the session
- * ends, so the watcher stops and the process can exit.
+ * Start sending `session` the changes reported by the resource provider it
+ * is served (its own, else the server's: see `McpServer.resourcesFor`),
+ * for as long as that provider is the one it is served. Returns undefined
+ * when the server does not watch (no `subscribe` capability); otherwise
+ * close the result when the session ends, so the watcher stops and the
+ * process can exit.
  */
 export function watchResources(
   server: McpServer,
   session: Session,
 ): ResourceWatch | undefined {
-  const provider = server.resources;
+  const provider = server.resourcesFor(session);
   if (!canSubscribe(server) || provider?.watch === undefined) return undefined;
   const listChangedCapability =
     (server.capabilities.resources as Record<string, unknown>).listChanged ===
@@ -74,6 +76,8 @@ export function watchResources(
   };
 
   const onChanges = (changes: ResourceChanges): void => {
+    // The session was given other resources since: not its news.
+    if (server.resourcesFor(session) !== provider) return;
     if (changes.all) all = true;
     else if (!all) {
       for (const uri of changes.updated) uris.add(uri);

@@ -124,3 +124,34 @@ Deno.test("subscribe handlers: -32601 without --watch; idempotent with it", asyn
     assert.equal(error.code, -32602, JSON.stringify(params));
   }
 });
+
+Deno.test("watchResources: a session's own resources are watched; the server's stop reaching it", () => {
+  const shared = fakeProvider();
+  const own = fakeProvider();
+  const server = new McpServer({
+    info: { name: "example-mcp", version: "1.0.0" },
+    handlers,
+    capabilities: {
+      tools: {},
+      resources: { subscribe: true, listChanged: true },
+    },
+    resources: shared,
+  });
+  const sent: string[] = [];
+  const session = new Session((line) => sent.push(line));
+  session.state = "ready";
+  const before = watchResources(server, session)!;
+  session.resources = own;
+  const after = watchResources(server, session)!;
+  try {
+    shared.emit({ updated: [], listChanged: true });
+    assert.deepEqual(sent, [], "the server's resources are not its own now");
+    own.emit({ updated: [], listChanged: true });
+    assert.deepEqual(sent, [
+      '{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}',
+    ]);
+  } finally {
+    before.close();
+    after.close();
+  }
+});

@@ -68,6 +68,12 @@ const USAGE_ERRORS: [string[], RegExp][] = [
   [["--root", ""], /--root needs a directory/],
   [["--root", "no/such/dir"], /--root .*no\/such\/dir does not exist/],
   [["--root", "deno.json"], /--root .*deno\.json is not a directory/],
+  // Each root given is checked.
+  [
+    ["--root", ".", "--root", "no/such/dir"],
+    /--root .*no\/such\/dir does not exist/,
+  ],
+  [["--features", "everything"], /--features takes prompts, completion/],
   [["serve"], /unexpected argument "serve"/],
   [["config", "emacs"], /unknown client "emacs".*claude-desktop/],
   [
@@ -142,7 +148,15 @@ for (const t of TARGETS) {
 
   Deno.test(`cli [${t}] config vscode: JSON on stdout that starts this very build`, async () => {
     // A relative root is made absolute against the working directory.
-    const r = await run(t, ["config", "vscode", "--root", "tests", "--watch"]);
+    const r = await run(t, [
+      "config",
+      "vscode",
+      "--root",
+      "tests",
+      "--root",
+      "bench",
+      "--watch",
+    ]);
     assert.equal(r.code, 0, r.stderr);
     const entry = JSON.parse(r.stdout).servers.shipcode;
     assert.equal(entry.type, "stdio");
@@ -150,6 +164,8 @@ for (const t of TARGETS) {
       [
         "--root",
         join(PROJECT_ROOT, "tests"),
+        "--root",
+        join(PROJECT_ROOT, "bench"),
         // Every version, so every client the user pastes it into works.
         "--protocol-versions",
         CLIENT_PROTOCOL_VERSIONS.join(","),

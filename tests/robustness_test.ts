@@ -152,6 +152,7 @@ function generate(
           '{"jsonrpc":"2.0","method":"ping"}',
           '{"jsonrpc":"2.0","method":"ping","params":[]}',
           '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"nope"}}',
+          '{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}',
         ]),
         undefined,
       );

@@ -10,6 +10,7 @@
 export { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
 export { StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";
 export {
+  ListRootsRequestSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";

@@ -13,7 +13,8 @@ import {
   SNIFF_BYTES,
   textEncodingOf,
 } from "../workspace/content.ts";
-import type { Workspace, WorkspaceHandle } from "../workspace/workspace.ts";
+import type { WorkspaceHandle } from "../workspace/workspace.ts";
+import type { WorkspaceView } from "../workspace/roots.ts";
 import { mimeTypeOf } from "../workspace/mime_lazy.ts";
 import { READ_ONLY } from "./common.ts";
 
@@ -47,7 +48,7 @@ async function countLines(
 }
 
 /** Make the `file_info` tool over `ws`. */
-export function fileInfoTool(ws: Workspace): Tool {
+export function fileInfoTool(ws: WorkspaceView): Tool {
   return defineTool({
     name: "file_info",
     title: "File info",

@@ -7,7 +7,8 @@
 
 import { defineTool, type Tool } from "../mcp/tool.ts";
 import { textContent } from "../mcp/content.ts";
-import { walkSkips, type Workspace } from "../workspace/workspace.ts";
+import { walkSkips } from "../workspace/workspace.ts";
+import type { WorkspaceView } from "../workspace/roots.ts";
 import {
   displayPath,
   Pacer,
@@ -19,7 +20,7 @@ import { GLOB_SYNTAX, globMatcher, MAX_GLOB_LENGTH } from "./glob.ts";
 
 /** Make the `find_files` tool over `ws`. */
 export function findFilesTool(
-  ws: Workspace,
+  ws: WorkspaceView,
   caps: Pick<ToolCaps, "maxEntries">,
 ): Tool {
   return defineTool({

@@ -8,7 +8,8 @@
 
 import { defineTool, type Tool } from "../mcp/tool.ts";
 import { textContent } from "../mcp/content.ts";
-import { walkSkips, type Workspace } from "../workspace/workspace.ts";
+import { walkSkips } from "../workspace/workspace.ts";
+import type { WorkspaceView } from "../workspace/roots.ts";
 import {
   displayPath,
   Pacer,
@@ -19,7 +20,7 @@ import {
 
 /** Make the `list_directory` tool over `ws`. */
 export function listDirectoryTool(
-  ws: Workspace,
+  ws: WorkspaceView,
   caps: Pick<ToolCaps, "maxEntries" | "maxDepth">,
 ): Tool {
   return defineTool({

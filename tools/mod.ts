@@ -6,7 +6,8 @@
  */
 
 import { type Tool, ToolFailure } from "../mcp/tool.ts";
-import { type Workspace, WorkspaceError } from "../workspace/workspace.ts";
+import { WorkspaceError } from "../workspace/workspace.ts";
+import type { WorkspaceView } from "../workspace/roots.ts";
 import type { ToolCaps } from "./common.ts";
 import { fileInfoTool } from "./file_info.ts";
 import { findFilesTool } from "./find_files.ts";
@@ -16,8 +17,11 @@ import { searchTextTool } from "./search_text.ts";
 
 export type { ToolCaps } from "./common.ts";
 
-/** Every workspace tool over `ws`, with the given caps. */
-export function workspaceTools(ws: Workspace, caps: ToolCaps): Tool[] {
+/**
+ * Every workspace tool over `ws` (one workspace, or several roots as one
+ * tree: see `workspace/roots.ts`), with the given caps.
+ */
+export function workspaceTools(ws: WorkspaceView, caps: ToolCaps): Tool[] {
   return [
     listDirectoryTool(ws, caps),
     findFilesTool(ws, caps),

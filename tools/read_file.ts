@@ -21,7 +21,8 @@ import {
   SNIFF_BYTES,
   textEncodingOf,
 } from "../workspace/content.ts";
-import type { Workspace, WorkspaceHandle } from "../workspace/workspace.ts";
+import type { WorkspaceHandle } from "../workspace/workspace.ts";
+import type { WorkspaceView } from "../workspace/roots.ts";
 import { mimeTypeOf } from "../workspace/mime_lazy.ts";
 import { Pacer, plural, READ_ONLY, type ToolCaps } from "./common.ts";
 
@@ -148,7 +149,7 @@ async function* textChunks(
 
 /** Make the `read_file` tool over `ws`. */
 export function readFileTool(
-  ws: Workspace,
+  ws: WorkspaceView,
   caps: Pick<ToolCaps, "maxReadBytes">,
 ): Tool {
   return defineTool({

@@ -17,9 +17,9 @@ import {
   type ReadResult,
   type WalkEntry,
   walkSkips,
-  type Workspace,
   WorkspaceError,
 } from "../workspace/workspace.ts";
+import type { WorkspaceView } from "../workspace/roots.ts";
 import {
   displayPath,
   Pacer,
@@ -105,7 +105,7 @@ async function literalMatches(
 
 /** Make the `search_text` tool over `ws`. */
 export function searchTextTool(
-  ws: Workspace,
+  ws: WorkspaceView,
   caps: Pick<ToolCaps, "maxMatches" | "maxReadBytes">,
 ): Tool {
   return defineTool({

@@ -1,0 +1,273 @@
+/**
+ * The official SDK client's roots served as the workspace: a server
+ * started without `--root` asks the client for its roots once initialized,
+ * serves them (one root as it serves `--root`, several as named top-level
+ * directories), and swaps them when the client sends
+ * `notifications/roots/list_changed`. A client without the `roots`
+ * capability gets the current directory, as before.
+ *
+ * @module
+ */
+
+import { strict as assert } from "node:assert";
+import { pathToFileURL } from "node:url";
+import {
+  Client,
+  ListRootsRequestSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  StdioClientTransport,
+} from "./sdk.ts";
+import { serverCommand, targetStatus } from "./server_command.ts";
+
+interface Fixture {
+  dir: string;
+  a: string;
+  b: string;
+  cwd: string;
+}
+
+async function fixture(): Promise<Fixture> {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const a = `${dir}/alpha`;
+  const b = `${dir}/beta`;
+  const cwd = `${dir}/cwd`;
+  for (const d of [a, b, cwd]) await Deno.mkdir(d);
+  await Deno.writeTextFile(`${a}/a.txt`, "in alpha\n");
+  await Deno.writeTextFile(`${b}/b.txt`, "in beta\n");
+  await Deno.writeTextFile(`${cwd}/c.txt`, "in the cwd\n");
+  // A link out of alpha into beta: beta being served does not make it
+  // reachable through alpha.
+  await Deno.symlink(`${b}/b.txt`, `${a}/to_beta.txt`);
+  return { dir, a, b, cwd };
+}
+
+async function connect(
+  cwd: string,
+  roots: { uri: string; name?: string }[] | undefined,
+  flags: string[] = [],
+): Promise<{ client: Client; setRoots(next: typeof roots): Promise<void> }> {
+  const { command, args } = serverCommand(
+    ["--features", "list-changed", ...flags],
+    "source",
+  );
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    cwd,
+    stderr: "pipe",
+    env: { NO_COLOR: "1" },
+  });
+  let current = roots ?? [];
+  const client = new Client(
+    { name: "shipcode-roots-tests", version: "0.0.1" },
+    {
+      capabilities: roots === undefined ? {} : { roots: { listChanged: true } },
+    },
+  );
+  if (roots !== undefined) {
+    client.setRequestHandler(
+      ListRootsRequestSchema,
+      () => ({ roots: current }),
+    );
+  }
+  await client.connect(transport);
+  return {
+    client,
+    async setRoots(next) {
+      current = next ?? [];
+      await client.sendRootsListChanged();
+    },
+  };
+}
+
+function text(result: unknown): string {
+  const content = (result as { content: { type: string; text: string }[] })
+    .content;
+  return content.map((block) => block.text).join("\n");
+}
+
+async function listTop(client: Client): Promise<string> {
+  return text(
+    await client.callTool({ name: "list_directory", arguments: {} }),
+  );
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(check: () => boolean | Promise<boolean>, ms: number) {
+  const end = performance.now() + ms;
+  while (!(await check())) {
+    if (performance.now() > end) return false;
+    await sleep(20);
+  }
+  return true;
+}
+
+const available = targetStatus("source").available;
+
+Deno.test({
+  name: "sdk roots: two client roots are served as named top-level directories",
+  ignore: !available,
+  async fn() {
+    const f = await fixture();
+    const { client } = await connect(f.cwd, [
+      { uri: pathToFileURL(f.a).href, name: "A" },
+      { uri: pathToFileURL(f.b).href },
+      { uri: "https://example.com/not-a-file-root" },
+      { uri: pathToFileURL(`${f.dir}/missing`).href },
+    ]);
+    try {
+      assert.equal(await listTop(client), "alpha/\nbeta/");
+      assert.match(
+        text(
+          await client.callTool({
+            name: "read_file",
+            arguments: { path: "beta/b.txt" },
+          }),
+        ),
+        /in beta/,
+      );
+      const escape = await client.callTool({
+        name: "read_file",
+        arguments: { path: "alpha/to_beta.txt" },
+      });
+      assert.equal(escape.isError, true);
+      assert.match(text(escape), /outside/);
+      const { resources } = await client.listResources();
+      assert.deepEqual(
+        resources.map((r: { name: string; uri: string }) => [r.name, r.uri])
+          .sort(),
+        [
+          ["alpha/a.txt", pathToFileURL(`${f.a}/a.txt`).href],
+          ["beta/b.txt", pathToFileURL(`${f.b}/b.txt`).href],
+        ],
+      );
+      const { resourceTemplates } = await client.listResourceTemplates();
+      assert.equal(resourceTemplates.length, 2);
+      const read = await client.readResource({
+        uri: pathToFileURL(`${f.a}/a.txt`).href,
+      });
+      assert.equal((read.contents[0] as { text: string }).text, "in alpha\n");
+    } finally {
+      await client.close();
+      await Deno.remove(f.dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "sdk roots: sendRootsListChanged swaps the served roots and lists change",
+  ignore: !available,
+  async fn() {
+    const f = await fixture();
+    const { client, setRoots } = await connect(f.cwd, [
+      { uri: pathToFileURL(f.a).href },
+    ]);
+    let listChanged = 0;
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      listChanged++;
+    });
+    try {
+      // One root: served as --root serves one, paths relative to it.
+      assert.match(await listTop(client), /^a\.txt \(9 bytes\)/);
+      await setRoots([{ uri: pathToFileURL(f.b).href }]);
+      assert.ok(
+        await until(
+          async () => (await listTop(client)) === "b.txt (8 bytes)",
+          5000,
+        ),
+        "the tools never served the new root",
+      );
+      assert.ok(await until(() => listChanged >= 1, 5000), "no list_changed");
+      const { resources } = await client.listResources();
+      assert.deepEqual(resources.map((r: { name: string }) => r.name), [
+        "b.txt",
+      ]);
+      // No usable root: the current directory, as without client roots.
+      await setRoots([{ uri: "file:///no/such/dir" }]);
+      assert.ok(
+        await until(
+          async () => (await listTop(client)) === "c.txt (11 bytes)",
+          5000,
+        ),
+        "the fallback was not served",
+      );
+    } finally {
+      await client.close();
+      await Deno.remove(f.dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "sdk roots: a client without the roots capability gets the current directory",
+  ignore: !available,
+  async fn() {
+    const f = await fixture();
+    const { client } = await connect(f.cwd, undefined);
+    try {
+      assert.equal(await listTop(client), "c.txt (11 bytes)");
+    } finally {
+      await client.close();
+      await Deno.remove(f.dir, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "sdk roots: with --watch, a session is sent the changes of its own roots",
+  ignore: !available,
+  async fn() {
+    const f = await fixture();
+    const { client, setRoots } = await connect(f.cwd, [
+      { uri: pathToFileURL(f.a).href },
+    ], ["--watch"]);
+    const updated: string[] = [];
+    let listChanged = 0;
+    client.setNotificationHandler(
+      ResourceUpdatedNotificationSchema,
+      (n: { params: { uri: string } }) => {
+        updated.push(n.params.uri);
+      },
+    );
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      listChanged++;
+    });
+    try {
+      assert.match(await listTop(client), /^a\.txt/);
+      // Serving the client's roots in place of the current directory was
+      // itself a change of the list (announced before the answer above).
+      assert.equal(listChanged, 1);
+      const uri = pathToFileURL(`${f.a}/a.txt`).href;
+      await client.subscribeResource({ uri });
+      // The current directory is not this session's: no news of it.
+      await Deno.writeTextFile(`${f.cwd}/new_in_cwd.txt`, "x");
+      await sleep(600);
+      assert.equal(listChanged, 1);
+      await Deno.writeTextFile(`${f.a}/a.txt`, "changed\n");
+      assert.ok(await until(() => updated.includes(uri), 5000), "no update");
+      await sleep(300);
+      assert.deepEqual(updated, [uri], "one change, one notification");
+      await Deno.writeTextFile(`${f.a}/new.txt`, "new\n");
+      assert.ok(await until(() => listChanged >= 2, 5000), "no list_changed");
+      // Swapped to beta: changes there are its news now.
+      await setRoots([{ uri: pathToFileURL(f.b).href }]);
+      assert.ok(
+        await until(
+          async () => (await listTop(client)) === "b.txt (8 bytes)",
+          5000,
+        ),
+      );
+      const seen = listChanged;
+      await Deno.writeTextFile(`${f.b}/more.txt`, "more\n");
+      assert.ok(await until(() => listChanged > seen, 5000), "beta unwatched");
+    } finally {
+      await client.close();
+      await Deno.remove(f.dir, { recursive: true });
+    }
+  },
+});

@@ -1,0 +1,415 @@
+/**
+ * What a server serves from its roots, and the roots a client gives.
+ *
+ * {@linkcode openServed} turns directories into what tools and resources
+ * use: one directory is a {@linkcode Workspace} with its
+ * {@linkcode WorkspaceResources} (the one-root server, unchanged); several
+ * are a {@linkcode Roots} tree, where each root is a top-level directory
+ * named after it, with {@linkcode RootsResources}.
+ *
+ * {@linkcode ClientRoots} serves each session the roots its client gave
+ * (when the server was given none): the tools it makes find their session's
+ * roots through the call's context, and each session gets its own
+ * resource provider. A session whose client gave no usable root is served
+ * the server's own (fallback) roots.
+ *
+ * @module
+ */
+
+import type { JsonObject } from "../mcp/jsonrpc.ts";
+import { notifyListChanged } from "../mcp/list_changed.ts";
+import type { Logger } from "../mcp/log.ts";
+import type {
+  ResourceChanges,
+  ResourceContents,
+  ResourcePage,
+  ResourceProvider,
+  ResourceTemplate,
+  ResourceWatch,
+} from "../mcp/resource.ts";
+import type { McpServer } from "../mcp/server.ts";
+import { watchResources } from "../mcp/watch.ts";
+import type { Session } from "../mcp/session.ts";
+import type { Tool, ToolContext } from "../mcp/tool.ts";
+import {
+  WorkspaceResources,
+  type WorkspaceResourcesOptions,
+} from "../resources/provider.ts";
+import { RootsResources } from "../resources/roots.ts";
+import { Roots, type WorkspaceView } from "../workspace/roots.ts";
+import { Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
+import type { ToolCaps } from "./common.ts";
+import { workspaceTools } from "./mod.ts";
+
+/** What one set of roots gives tools and resources. */
+export interface Served {
+  /** The directories served (real paths), in order. */
+  readonly paths: readonly string[];
+  /** What tools read through. */
+  readonly view: WorkspaceView;
+  /** The files as resources. */
+  readonly resources: ResourceProvider;
+  /** The workspace tools over {@linkcode Served.view}. */
+  readonly tools: readonly Tool[];
+}
+
+/**
+ * Where code that works on a session's files (tools, completion) finds
+ * what the session is served: {@linkcode ClientRoots}, or
+ * {@linkcode fixedRoots} for a server whose roots are its own.
+ */
+export interface RootsSource {
+  /** What `session` is served, once a listing in progress is done. */
+  servedFor(session: Session): Promise<Served>;
+}
+
+/** A {@linkcode RootsSource} that serves every session `served`. */
+export function fixedRoots(served: Served): RootsSource {
+  const answer = Promise.resolve(served);
+  return { servedFor: () => answer };
+}
+
+/** How {@linkcode openServed} opens and serves directories. */
+export interface ServeOptions {
+  /** How each workspace is opened. */
+  workspace: WorkspaceOptions;
+  /** How the resources are served. */
+  resources: WorkspaceResourcesOptions;
+  /** The tools' limits. */
+  caps: ToolCaps;
+}
+
+/**
+ * A sentence for tool descriptions when several roots are served: how
+ * paths name them.
+ */
+export function rootsNote(roots: Roots): string {
+  const names = roots.roots.map((root) =>
+    `"${root.name}" (${root.workspace.root})`
+  ).join(", ");
+  return `Several roots are served, each a top-level directory: ${names}. A path starts with a root's name (for example "${
+    roots.roots[0].name
+  }/src"), or is absolute inside a root; list_directory with no path lists the roots.`;
+}
+
+/**
+ * Open `paths` (at least one) for serving: one directory as itself,
+ * several as named roots. Throws a `WorkspaceError` for a directory that
+ * cannot be served.
+ */
+export async function openServed(
+  paths: readonly string[],
+  options: ServeOptions,
+): Promise<Served> {
+  if (paths.length === 0) throw new TypeError("openServed needs a directory");
+  if (paths.length === 1) {
+    const workspace = await Workspace.open(paths[0], options.workspace);
+    return {
+      paths: [workspace.root],
+      view: workspace,
+      resources: new WorkspaceResources(workspace, options.resources),
+      tools: workspaceTools(workspace, options.caps),
+    };
+  }
+  const roots = await Roots.open(paths, options.workspace);
+  const note = rootsNote(roots);
+  return {
+    paths: roots.roots.map((root) => root.workspace.root),
+    view: roots,
+    resources: new RootsResources(roots, options.resources),
+    tools: workspaceTools(roots, options.caps).map((tool) => ({
+      ...tool,
+      description: `${tool.description} ${note}`,
+    })),
+  };
+}
+
+/**
+ * The directory a client's root URI names, when it is a `file://` URI of
+ * a directory the server can read (its real path); otherwise why not.
+ */
+export async function rootDirectory(
+  uri: string,
+): Promise<{ path: string } | { problem: string }> {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return { problem: "it is not a URI" };
+  }
+  if (url.protocol !== "file:") {
+    return { problem: "only file:// roots can be served" };
+  }
+  if (url.host !== "" && url.host !== "localhost") {
+    return { problem: `it names another host (${url.host})` };
+  }
+  let path: string;
+  try {
+    path = decodeURIComponent(url.pathname);
+  } catch {
+    return { problem: "its path is not valid percent-encoded UTF-8" };
+  }
+  if (path.includes("\0")) return { problem: "its path holds a NUL byte" };
+  try {
+    const real = await Deno.realPath(path);
+    if (!(await Deno.stat(real)).isDirectory) {
+      return { problem: "it is not a directory" };
+    }
+    // Readable: its first entry can be listed.
+    for await (const _ of Deno.readDir(real)) break;
+    return { path: real };
+  } catch (error) {
+    return {
+      problem: error instanceof Deno.errors.NotFound
+        ? "it does not exist"
+        : `it cannot be read (${(error as Error).message})`,
+    };
+  }
+}
+
+/** Options of {@linkcode ClientRoots}. */
+export interface ClientRootsOptions extends ServeOptions {
+  /** What a session is served until (or unless) its client gives roots. */
+  fallback: Served;
+  /** Asks the client of the given session for its roots. */
+  list(ctx: { session: Session }): Promise<{ uri: string }[]>;
+  /** Where skipped roots and failures are logged. */
+  logger: Logger;
+  /**
+   * The server: its capabilities say whether to send `list_changed`, and
+   * with `resources.watch` each session with roots of its own is sent the
+   * changes of those roots.
+   */
+  server: McpServer;
+}
+
+/** A session's roots: the latest listing asked for, and the last served. */
+interface SessionRoots {
+  current: Promise<Served>;
+  last: Served;
+  generation: number;
+  resources: SessionResources;
+  watch?: ResourceWatch;
+}
+
+/**
+ * Serves each session the roots its client gives: call
+ * {@linkcode ClientRoots.refresh} when they may have changed (after
+ * `notifications/initialized` and on `notifications/roots/list_changed`),
+ * register {@linkcode ClientRoots.tools} on the server. Sessions never
+ * refreshed are served the fallback.
+ */
+export class ClientRoots implements RootsSource {
+  readonly #options: ClientRootsOptions;
+  readonly #sessions = new WeakMap<Session, SessionRoots>();
+
+  /** Follow clients' roots with `options`. */
+  constructor(options: ClientRootsOptions) {
+    this.#options = options;
+  }
+
+  /**
+   * Ask the client of `ctx.session` for its roots and serve them to that
+   * session once they are open (until then, calls wait for them). The
+   * newest listing wins; when what is served changes, the session is sent
+   * `notifications/resources/list_changed` (where declared).
+   */
+  refresh(ctx: { session: Session }): void {
+    const session = ctx.session;
+    let entry = this.#sessions.get(session);
+    if (entry === undefined) {
+      const fallback = this.#options.fallback;
+      const resources = new SessionResources(
+        this,
+        session,
+        this.#options.resources.watch === true,
+      );
+      entry = {
+        current: Promise.resolve(fallback),
+        last: fallback,
+        generation: 0,
+        resources,
+      };
+      this.#sessions.set(session, entry);
+      session.resources = resources;
+      // From now on the session is sent the changes of its own roots (a
+      // watch of the server's stops delivering to it).
+      entry.watch = watchResources(this.#options.server, session);
+    }
+    const state = entry;
+    const generation = ++state.generation;
+    state.current = this.#load(ctx).then((served) => {
+      if (state.generation !== generation) return state.current;
+      const before = state.last;
+      state.last = served;
+      state.resources.follow(served);
+      if (before.paths.join("\0") !== served.paths.join("\0")) {
+        this.#options.logger.log(
+          "info",
+          `serving the client's roots: ${served.paths.join(", ")}`,
+        );
+        notifyListChanged(
+          this.#options.server.capabilities,
+          session,
+          "resources",
+        );
+      }
+      return served;
+    });
+  }
+
+  /** What `session` is served, once a listing in progress is done. */
+  servedFor(session: Session): Promise<Served> {
+    return this.#sessions.get(session)?.current ??
+      Promise.resolve(this.#options.fallback);
+  }
+
+  /** Stop following `session` (it ended): its watch, if any, stops. */
+  forget(session: Session): void {
+    this.#sessions.get(session)?.watch?.close();
+    this.#sessions.delete(session);
+  }
+
+  /** What `session` was last served, without waiting. */
+  lastServed(session: Session): Served {
+    return this.#sessions.get(session)?.last ?? this.#options.fallback;
+  }
+
+  /**
+   * The workspace tools, each running over the roots of the session its
+   * call came on. Their definitions are the fallback's.
+   */
+  tools(): Tool[] {
+    return this.#options.fallback.tools.map((tool) => ({
+      ...tool,
+      run: async (args: JsonObject, ctx: ToolContext) => {
+        const served = await this.servedFor(ctx.session);
+        const own = served.tools.find((t) => t.name === tool.name) ?? tool;
+        return await own.run(args, ctx);
+      },
+    }));
+  }
+
+  /** The client's usable roots, opened; the fallback when there are none. */
+  async #load(ctx: { session: Session }): Promise<Served> {
+    const { logger, fallback } = this.#options;
+    let given;
+    try {
+      given = await this.#options.list(ctx);
+    } catch (error) {
+      logger.log(
+        "warn",
+        "roots/list failed; serving the server's own root:",
+        error,
+      );
+      return fallback;
+    }
+    const paths: string[] = [];
+    for (const root of given) {
+      const found = await rootDirectory(root.uri);
+      if ("problem" in found) {
+        logger.log(
+          "warn",
+          `skipping the client's root ${
+            JSON.stringify(root.uri.slice(0, 300))
+          }: ${found.problem}`,
+        );
+      } else if (!paths.includes(found.path)) paths.push(found.path);
+    }
+    if (paths.length === 0) {
+      if (given.length > 0) {
+        logger.log(
+          "warn",
+          "the client gave no root that can be served; serving the server's own root",
+        );
+      }
+      return fallback;
+    }
+    try {
+      return await openServed(paths, this.#options);
+    } catch (error) {
+      logger.log(
+        "warn",
+        "the client's roots could not be opened; serving the server's own root:",
+        error,
+      );
+      return fallback;
+    }
+  }
+}
+
+/**
+ * The resources of one session's roots: every call goes to what the
+ * session is served at the time (waiting for a listing in progress).
+ */
+class SessionResources implements ResourceProvider {
+  readonly #roots: ClientRoots;
+  readonly #session: Session;
+  // Each watch of this provider, and the watch of the served roots it is
+  // moved to when they change.
+  readonly #watches = new Set<{
+    listener: (changes: ResourceChanges) => void;
+    inner: ResourceWatch | undefined;
+  }>();
+  readonly watch?: (
+    listener: (changes: ResourceChanges) => void,
+  ) => ResourceWatch;
+
+  constructor(roots: ClientRoots, session: Session, watch: boolean) {
+    this.#roots = roots;
+    this.#session = session;
+    if (watch) {
+      this.watch = (listener) => {
+        const served = this.#roots.lastServed(this.#session).resources;
+        const entry = { listener, inner: served.watch?.(listener) };
+        this.#watches.add(entry);
+        return {
+          close: () => {
+            entry.inner?.close();
+            this.#watches.delete(entry);
+          },
+        };
+      };
+    }
+  }
+
+  /** The session is now served `served`: watches move to its roots. */
+  follow(served: Served): void {
+    for (const entry of this.#watches) {
+      entry.inner?.close();
+      entry.inner = served.resources.watch?.(entry.listener);
+    }
+  }
+
+  async #provider(): Promise<ResourceProvider> {
+    return (await this.#roots.servedFor(this.#session)).resources;
+  }
+
+  async list(
+    after: string | undefined,
+    limit: number,
+    signal: AbortSignal,
+  ): Promise<ResourcePage> {
+    return await (await this.#provider()).list(after, limit, signal);
+  }
+
+  async settled(): Promise<void> {
+    await this.#roots.servedFor(this.#session);
+  }
+
+  templates(): readonly ResourceTemplate[] {
+    return this.#roots.lastServed(this.#session).resources.templates();
+  }
+
+  async read(uri: string, signal: AbortSignal): Promise<ResourceContents[]> {
+    return await (await this.#provider()).read(uri, signal);
+  }
+
+  async canonicalUri(uri: string): Promise<string> {
+    return await (await this.#provider()).canonicalUri(uri);
+  }
+
+  normalizeUri(uri: string): string | undefined {
+    return this.#roots.lastServed(this.#session).resources.normalizeUri(uri);
+  }
+}
