@@ -11,9 +11,9 @@
  */
 
 import { type Config, parseFlags, UsageError, VERSION } from "./cli/flags.ts";
-import { handlers } from "./handlers/mod.ts";
+import { handlers, loggingHandlers } from "./handlers/mod.ts";
 import { stderrLogger } from "./mcp/log.ts";
-import { McpServer } from "./mcp/server.ts";
+import { capabilitiesOf, type HandlerMap, McpServer } from "./mcp/server.ts";
 import { serveStdio } from "./mcp/transports/stdio.ts";
 import { writeAll } from "./mcp/write_all.ts";
 import type { ToolCaps } from "./tools/mod.ts";
@@ -26,14 +26,21 @@ import type { ToolCaps } from "./tools/mod.ts";
  * never use.
  */
 export function createServer(config: Config): McpServer {
+  // Each feature switched on by --features adds its methods to the map.
+  const map: HandlerMap = config.features.includes("logging")
+    ? { ...handlers, ...loggingHandlers }
+    : handlers;
   return new McpServer({
-    handlers,
+    handlers: map,
     info: { name: "shipcode-mcp", version: VERSION },
     protocolVersions: config.protocolVersions,
     // --watch adds subscriptions and list_changed; without it the
     // capabilities are the ones the handler map implies.
     capabilities: config.watch
-      ? { tools: {}, resources: { subscribe: true, listChanged: true } }
+      ? {
+        ...capabilitiesOf(map),
+        resources: { subscribe: true, listChanged: true },
+      }
       : undefined,
     pageSize: config.pageSize,
     logger: stderrLogger(config.logLevel, "shipcode-mcp"),

@@ -26,6 +26,20 @@ import { absolutePath } from "../workspace/path.ts";
 /** The program's version, from `deno.json`: `--version`, `serverInfo`, `--help`. */
 export const VERSION: string = manifest.version;
 
+/**
+ * The optional parts of the protocol `--features` switches on (each changes
+ * what `initialize` declares, so none is on by default).
+ */
+export const FEATURES = [
+  "prompts",
+  "completion",
+  "logging",
+  "list-changed",
+] as const;
+
+/** One of {@linkcode FEATURES}. */
+export type Feature = typeof FEATURES[number];
+
 /** Fields every row of the flag table has. */
 interface Row {
   /** The long name, without the leading `--`. */
@@ -52,6 +66,7 @@ interface ValueRow extends Row {
  * - `path`: a directory, made absolute against the working directory;
  * - `level`: a log level;
  * - `versions`: protocol versions, comma-separated, most preferred first;
+ * - `features`: names from {@linkcode FEATURES}, comma-separated, or `all`;
  * - `count`: a whole number of at least 1; `bytes` is a count of bytes;
  * - `switch`: on when given, off by default;
  * - `action`: a command of its own (`--help`), with a one-letter alias.
@@ -61,6 +76,10 @@ export type Flag =
   | ValueRow & { readonly kind: "level"; readonly default: LogLevel }
   | ValueRow & {
     readonly kind: "versions";
+    readonly default: readonly string[];
+  }
+  | ValueRow & {
+    readonly kind: "features";
     readonly default: readonly string[];
   }
   | ValueRow & { readonly kind: "count" | "bytes"; readonly default: number }
@@ -98,6 +117,17 @@ export const FLAGS = {
       `supported MCP versions, comma-separated, most preferred first, from ${
         PROTOCOL_VERSIONS.join(", ")
       }`,
+  },
+  features: {
+    name: "features",
+    kind: "features",
+    arg: "LIST",
+    default: [],
+    defaultText: "none",
+    example: "logging",
+    help: `optional MCP features, comma-separated, or \`all\`: ${
+      FEATURES.join(", ")
+    }`,
   },
   watch: {
     name: "watch",
@@ -180,6 +210,7 @@ type Table = typeof FLAGS;
 type ValueOf<K extends Flag["kind"]> = K extends "path" ? string
   : K extends "level" ? LogLevel
   : K extends "versions" ? string[]
+  : K extends "features" ? readonly string[]
   : K extends "switch" ? boolean
   : number;
 
@@ -206,7 +237,9 @@ export const CONFIG_FLAGS: readonly (readonly [ConfigKey, Flag])[] = Object
 function defaultOf(flag: Flag): Config[ConfigKey] {
   if (flag.kind === "switch") return false;
   if (flag.kind === "action") throw new TypeError(`--${flag.name} is no value`);
-  return flag.kind === "versions" ? [...flag.default] : flag.default;
+  return flag.kind === "versions" || flag.kind === "features"
+    ? [...flag.default]
+    : flag.default;
 }
 
 /** Defaults of every flag but `--root` (whose default depends on the cwd). */
@@ -375,6 +408,22 @@ function readValue(flag: Flag, text: string, cwd: string): Config[ConfigKey] {
         );
       }
       return versions;
+    }
+    case "features": {
+      const names = text.split(",").map((v) => v.trim())
+        .filter((v) => v.length > 0);
+      if (names.length === 1 && names[0] === "all") return [...FEATURES];
+      const unknown = names.find((v) =>
+        !(FEATURES as readonly string[]).includes(v)
+      );
+      if (names.length === 0 || unknown !== undefined) {
+        throw new UsageError(
+          `${name} takes ${
+            FEATURES.join(", ")
+          } (comma-separated) or all; got "${text}".`,
+        );
+      }
+      return [...new Set(names)];
     }
     case "count":
     case "bytes":

@@ -10,6 +10,7 @@
 import { type HandlerMap, lazyHandler } from "../mcp/server.ts";
 import { cancelled } from "./cancelled.ts";
 import { initialize, initialized } from "./initialize.ts";
+import { loggingSetLevel } from "./logging_set_level.ts";
 import { ping } from "./ping.ts";
 
 /** Every method this server answers, by name. */
@@ -41,4 +42,13 @@ export const handlers: HandlerMap = {
   "resources/unsubscribe": lazyHandler(() =>
     import("./resources_subscribe.ts").then((m) => m.resourcesUnsubscribe)
   ),
+};
+
+/**
+ * Logging (`--features logging`): add these to the map to declare the
+ * `logging` capability. `logging/setLevel` is answered at once (not
+ * loaded lazily), so the level holds for every message read after it.
+ */
+export const loggingHandlers: HandlerMap = {
+  "logging/setLevel": loggingSetLevel,
 };
