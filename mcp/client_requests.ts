@@ -322,7 +322,13 @@ function fieldProblems(
         hasDefault &&
         !(isNumber(fallback) &&
           (field.type === "number" || Number.isInteger(fallback)))
-      ) problems.push(`${at}: "default" must be a ${field.type}`);
+      ) {
+        problems.push(
+          `${at}: "default" must be ${
+            field.type === "integer" ? "an integer" : "a number"
+          }`,
+        );
+      }
       if (hasDefault && !newer) needsNewer("a default");
       break;
     }
