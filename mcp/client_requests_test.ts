@@ -110,7 +110,10 @@ Deno.test("checkElicitParams: -32602 listing the problems; URL mode refused", ()
     () =>
       checkElicitParams(
         // deno-lint-ignore no-explicit-any
-        { message: "", requestedSchema: form({ o: { type: "object" } }) } as any,
+        {
+          message: "",
+          requestedSchema: form({ o: { type: "object" } }),
+        } as any,
         NEW,
       ),
     (error: { code: number; message: string }) => {

@@ -73,7 +73,10 @@ Deno.test("session.request: times out, cancels towards the client, rejects with 
   assert.ok(performance.now() - started >= 25);
   assert.equal(sent.length, 2);
   assert.equal(sent[1].method, "notifications/cancelled");
-  assert.deepEqual((sent[1].params as { requestId: string }).requestId, sent[0].id);
+  assert.deepEqual(
+    (sent[1].params as { requestId: string }).requestId,
+    sent[0].id,
+  );
   // A late answer is dropped.
   assert.equal(respond(session, sent[0].id, { result: {} }), false);
 });

@@ -53,7 +53,12 @@ Deno.test("sdk client requests: sampling, a form and roots, answered by the clie
   });
   client.setRequestHandler(
     CreateMessageRequestSchema,
-    (request: { method: string; params: { messages: { content: { text: string } }[] } }) => {
+    (
+      request: {
+        method: string;
+        params: { messages: { content: { text: string } }[] };
+      },
+    ) => {
       record(request);
       return {
         role: "assistant",
