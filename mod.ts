@@ -78,15 +78,35 @@ export {
 } from "./mcp/server.ts";
 export {
   type Cancellable,
+  CLIENT_CAPABILITY_OF,
   type ClientInfo,
   type ClientRequestOptions,
+  DEFAULT_CLIENT_REQUEST_TIMEOUT_MS,
+  REQUEST_TIMEOUT_CODE,
   type SendFn,
   Session,
   type SessionState,
 } from "./mcp/session.ts";
+export type {
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitationSchema,
+  ElicitParams,
+  ElicitResult,
+  Root,
+  SamplingMessage,
+} from "./mcp/client_requests.ts";
+export {
+  allowsLevel,
+  isLoggingLevel,
+  LOGGING_LEVELS,
+  type LoggingLevel,
+} from "./mcp/logging.ts";
 export type { InputEnd, Receiver, Transport } from "./mcp/transport.ts";
 export {
+  BUSY_CODE,
   type ConnectionOptions,
+  DEFAULT_MAX_REQUESTS_IN_FLIGHT,
   MAX_BATCH_MESSAGES,
   MAX_CONCURRENT_REQUESTS,
   MAX_HELD_RESPONSES,
@@ -138,6 +158,7 @@ export {
   type ContentBlock,
   defineTool,
   type ObjectSchema,
+  PROGRESS_INTERVAL_MS,
   type PropertySchema,
   type RequiredNames,
   type SchemaArgs,
@@ -183,4 +204,4 @@ export {
 } from "./mcp/protocol_versions.ts";
 export type { SchemaCheck, SchemaFailure } from "./mcp/json_schema.ts";
 export type * from "./mcp/resource.ts";
-export { handlers } from "./handlers/mod.ts";
+export { handlers, loggingHandlers } from "./handlers/mod.ts";

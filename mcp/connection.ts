@@ -106,11 +106,10 @@ export const MAX_HELD_RESPONSES = 4096;
 
 /**
  * Default of {@linkcode ConnectionOptions.maxRequestsInFlight}: the
- * requests one connection may have unanswered. Above the point where
- * reading pauses ({@linkcode MAX_HELD_RESPONSES} places, half of them
- * requests at most before a pause), so a client over a transport that
- * pauses meets it only when one chunk of input carries thousands of
- * requests.
+ * requests one connection may have unanswered. Reading pauses at half of
+ * it (until a quarter is left), so a client over a transport that pauses
+ * meets it only when one chunk of input carries thousands of requests, or
+ * while a handler waits on the client (reading cannot pause then).
  */
 export const DEFAULT_MAX_REQUESTS_IN_FLIGHT = 4096;
 
@@ -118,7 +117,7 @@ export const DEFAULT_MAX_REQUESTS_IN_FLIGHT = 4096;
  * The JSON-RPC error code of a request refused because the connection has
  * too many in flight (a server error, in JSON-RPC's reserved range).
  */
-export const BUSY_CODE = -32000;
+export const BUSY_CODE: number = -32000;
 
 /**
  * Default of {@linkcode ConnectionOptions.drainTimeoutMs}: how long
@@ -223,6 +222,8 @@ class Connection implements Receiver {
   readonly #early = new Map<string, number>();
   /** Resolved when a handler starts waiting on the client. */
   #onParked: PromiseWithResolvers<void> | undefined;
+  /** Resolved once at most `below` requests are in flight. */
+  #onInFlightRoom: { below: number; resolve: () => void } | undefined;
   readonly #maxInFlight: number;
   /** Handlers finished so far: progress, for the end-of-input wait. */
   #finishedCount = 0;
@@ -334,13 +335,21 @@ class Connection implements Receiver {
     if (this.budget.over) return this.budget.room();
     // While a handler waits on the client, its answer must be read: the
     // limit on requests in flight bounds what is held meanwhile.
-    if (this.#order.size >= MAX_HELD_RESPONSES && this.#parked === 0) {
-      return Promise.race([
-        this.#order.room(MAX_HELD_RESPONSES / 2),
-        (this.#onParked ??= Promise.withResolvers<void>()).promise,
-      ]);
+    if (this.#parked > 0) return undefined;
+    let room: Promise<void> | undefined;
+    if (this.#order.size >= MAX_HELD_RESPONSES) {
+      room = this.#order.room(MAX_HELD_RESPONSES / 2);
+    } else if (this.#inFlight >= this.#maxInFlight / 2) {
+      const below = Math.floor(this.#maxInFlight / 4);
+      room = new Promise((resolve) =>
+        this.#onInFlightRoom = { below, resolve }
+      );
     }
-    return undefined;
+    if (room === undefined) return undefined;
+    return Promise.race([
+      room,
+      (this.#onParked ??= Promise.withResolvers<void>()).promise,
+    ]);
   }
 
   /** Requests not answered yet: waiting to start, running, or parked. */
@@ -526,6 +535,11 @@ class Connection implements Receiver {
     this.#running--;
     this.#finishedCount++;
     this.#pumpWaiting();
+    const room = this.#onInFlightRoom;
+    if (room !== undefined && this.#inFlight <= room.below) {
+      this.#onInFlightRoom = undefined;
+      room.resolve();
+    }
     if (
       this.#running + this.#parked === 0 && this.#waiting.size === 0 &&
       this.#allFinished !== undefined

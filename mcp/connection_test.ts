@@ -447,3 +447,75 @@ Deno.test("serve: reading does not pause for held requests while a handler waits
   transport.end("abandoned");
   await done;
 });
+
+Deno.test("serve: reading pauses at half of maxRequestsInFlight and resumes at a quarter, so a pausing client is not refused", async () => {
+  const gates: PromiseWithResolvers<void>[] = [];
+  const server = serverWith({
+    "test/gated": async () => {
+      const gate = Promise.withResolvers<void>();
+      gates.push(gate);
+      await gate.promise;
+      return {};
+    },
+  });
+  const transport = new MemoryTransport();
+  const done = serve(server, transport, {
+    maxWaitMs: 10,
+    maxRequestsInFlight: 40,
+  });
+  for (let id = 1; id < 20; id++) transport.feed(call(id, "test/gated"));
+  assert.equal(transport.receiver!.pressure(), undefined);
+  transport.feed(call(20, "test/gated"));
+  const wait = transport.receiver!.pressure();
+  assert.ok(wait instanceof Promise);
+  let resumed = false;
+  wait.then(() => resumed = true);
+  // Answer requests until 10 (a quarter) are in flight.
+  for (let answered = 0; answered < 9; answered++) {
+    gates.shift()!.resolve();
+    await sleep(1);
+  }
+  assert.equal(resumed, false);
+  gates.shift()!.resolve();
+  await sleep(5);
+  assert.equal(resumed, true);
+  while (gates.length > 0) {
+    gates.shift()!.resolve();
+    await sleep(1);
+  }
+  transport.end();
+  await done;
+  assert.ok(
+    transport.texts().every((t) => JSON.parse(t).result !== undefined),
+  );
+});
+
+Deno.test('serve: the client\'s request id "s1" and the server\'s own "s1" never mix', async () => {
+  const server = serverWith({
+    "test/ask": async (_params, ctx) => await ctx.request("roots/list"),
+  });
+  const transport = new MemoryTransport();
+  const done = serve(server, transport, { maxWaitMs: 10 });
+  transport.feed(INIT_WITH_SAMPLING, call(1, "test/ask"));
+  await sleep(5);
+  assert.deepEqual([...clientRequests(transport).keys()], ["s1"]);
+  // The client's own request "s1", and its cancellation, touch only it.
+  transport.feed(
+    JSON.stringify({ jsonrpc: "2.0", id: "s1", method: "ping" }),
+    JSON.stringify({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: "s1" },
+    }),
+    JSON.stringify({ jsonrpc: "2.0", id: "s1", result: { roots: ["mine"] } }),
+  );
+  transport.end();
+  await done;
+  const answers = transport.texts().map((t) => JSON.parse(t)).filter((m) =>
+    m.method === undefined
+  );
+  assert.deepEqual(answers.slice(1), [
+    { jsonrpc: "2.0", id: "s1", result: {} },
+    { jsonrpc: "2.0", id: 1, result: { roots: ["mine"] } },
+  ]);
+});
