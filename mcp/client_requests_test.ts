@@ -1,6 +1,7 @@
 import { strict as assert } from "node:assert";
 import {
   checkElicitParams,
+  type ElicitParams,
   requestedSchemaProblems,
   supportsFormElicitation,
 } from "./client_requests.ts";
@@ -109,11 +110,10 @@ Deno.test("checkElicitParams: -32602 listing the problems; URL mode refused", ()
   assert.throws(
     () =>
       checkElicitParams(
-        // deno-lint-ignore no-explicit-any
         {
           message: "",
           requestedSchema: form({ o: { type: "object" } }),
-        } as any,
+        } as unknown as ElicitParams,
         NEW,
       ),
     (error: { code: number; message: string }) => {
@@ -126,8 +126,11 @@ Deno.test("checkElicitParams: -32602 listing the problems; URL mode refused", ()
   assert.throws(
     () =>
       checkElicitParams(
-        // deno-lint-ignore no-explicit-any
-        { mode: "url", message: "m", requestedSchema: form({}) } as any,
+        {
+          mode: "url",
+          message: "m",
+          requestedSchema: form({}),
+        } as unknown as ElicitParams,
         NEW,
       ),
     /only form mode/,

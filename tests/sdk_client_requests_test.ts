@@ -22,7 +22,7 @@ import { PROJECT_ROOT } from "./server_command.ts";
 
 type Capabilities = ConstructorParameters<typeof Client>[1];
 
-async function connect(capabilities: Capabilities) {
+function connect(capabilities: Capabilities) {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
     args: [
@@ -48,7 +48,7 @@ function text(result: { content: unknown }): string {
 }
 
 Deno.test("sdk client requests: sampling, a form and roots, answered by the client", async () => {
-  const { client, transport, received, record } = await connect({
+  const { client, transport, received, record } = connect({
     capabilities: { sampling: {}, elicitation: { form: {} }, roots: {} },
   });
   client.setRequestHandler(
@@ -127,7 +127,7 @@ Deno.test("sdk client requests: sampling, a form and roots, answered by the clie
 });
 
 Deno.test("sdk client requests: a client error is a rejection the tool handles; the session goes on", async () => {
-  const { client, transport } = await connect({
+  const { client, transport } = connect({
     capabilities: { sampling: {}, roots: {} },
   });
   client.setRequestHandler(CreateMessageRequestSchema, () => {
@@ -160,7 +160,7 @@ Deno.test("sdk client requests: a client error is a rejection the tool handles; 
 });
 
 Deno.test("sdk client requests: an unanswered request times out, is cancelled, and the tool gets -32001", async () => {
-  const { client, transport } = await connect({ capabilities: { roots: {} } });
+  const { client, transport } = connect({ capabilities: { roots: {} } });
   const never = Promise.withResolvers<never>();
   let cancelled = false;
   client.setRequestHandler(

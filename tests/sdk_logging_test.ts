@@ -89,8 +89,7 @@ for (const t of TARGETS) {
       await sleep(50);
       assert.equal(records.length, 1);
       await assert.rejects(
-        // deno-lint-ignore no-explicit-any
-        client.setLoggingLevel("verbose" as any),
+        client.setLoggingLevel("verbose" as unknown as "debug"),
         /-32602.*unknown log level "verbose"; use one of debug, info/,
       );
     } finally {
