@@ -107,11 +107,12 @@ export const MAX_HELD_RESPONSES = 4096;
 /**
  * Default of {@linkcode ConnectionOptions.maxRequestsInFlight}: the
  * requests one connection may have unanswered. Reading pauses at half of
- * it (until a quarter is left), so a client over a transport that pauses
- * meets it only when one chunk of input carries thousands of requests, or
- * while a handler waits on the client (reading cannot pause then).
+ * it ({@linkcode MAX_HELD_RESPONSES}, where held answers pause it too)
+ * until a quarter is left, so a client over a transport that pauses meets
+ * it only when one chunk of input carries thousands of requests, or while
+ * a handler waits on the client (reading cannot pause then).
  */
-export const DEFAULT_MAX_REQUESTS_IN_FLIGHT = 4096;
+export const DEFAULT_MAX_REQUESTS_IN_FLIGHT = 2 * MAX_HELD_RESPONSES;
 
 /**
  * The JSON-RPC error code of a request refused because the connection has

@@ -150,8 +150,12 @@ export class Session {
       this.notify("notifications/message", params);
     } catch {
       // Data that is not JSON (a cycle, a BigInt) goes as text.
-      params.data = String(data);
-      this.notify("notifications/message", params);
+      try {
+        params.data = String(data);
+        this.notify("notifications/message", params);
+      } catch {
+        // Not even text: a log record never takes the server down.
+      }
     }
   }
 
@@ -199,6 +203,12 @@ export class Session {
       return Promise.reject(signal.reason ?? new Error("aborted"));
     }
     const id = `s${++this.#nextId}`;
+    let line: string;
+    try {
+      line = encodeRequest(id, method, params);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const key = idKey(id);
     const waiter = options.waiter;
     if (waiter !== undefined) this.onWaitingForClient?.(waiter);
@@ -222,7 +232,8 @@ export class Session {
           signal?.reason ?? new Error("aborted"),
         );
       signal?.addEventListener("abort", onAbort, { once: true });
-      if (Number.isFinite(timeoutMs)) {
+      // (Timers cannot wait longer than 2^31 - 1 ms: beyond, wait for ever.)
+      if (timeoutMs <= 2 ** 31 - 1) {
         timer = setTimeout(() => {
           const reason = `no answer to ${method} within ${timeoutMs} ms`;
           giveUp(
@@ -245,7 +256,7 @@ export class Session {
           reject(error);
         },
       });
-      this.#send(encodeRequest(id, method, params));
+      this.#send(line);
     });
   }
 
