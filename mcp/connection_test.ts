@@ -519,3 +519,22 @@ Deno.test('serve: the client\'s request id "s1" and the server\'s own "s1" never
     { jsonrpc: "2.0", id: 1, result: { roots: ["mine"] } },
   ]);
 });
+
+Deno.test("serve: a handler that asks the client before its dispatch returns does not hold later answers back", async () => {
+  const server = serverWith({
+    // Not async: ctx.request is called during dispatch itself.
+    "test/ask": (_params, ctx) => ctx.request("roots/list"),
+  });
+  const transport = new MemoryTransport();
+  const done = serve(server, transport); // the default 200 ms wait
+  transport.feed(INIT_WITH_SAMPLING, call(1, "test/ask"), ping(2));
+  await sleep(50);
+  const ids = () => transport.texts().map((t) => JSON.parse(t).id);
+  assert.ok(ids().includes(2), "the ping waited behind the asking request");
+  transport.feed(
+    JSON.stringify({ jsonrpc: "2.0", id: "s1", result: { roots: [] } }),
+  );
+  transport.end();
+  await done;
+  assert.ok(ids().includes(1));
+});
