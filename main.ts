@@ -20,6 +20,7 @@ import {
 import {
   completionHandlers,
   handlers,
+  loggingHandlers,
   promptHandlers,
 } from "./handlers/mod.ts";
 import { listClientRoots, rootsHandlers } from "./handlers/roots.ts";
@@ -79,6 +80,7 @@ export function handlerMap(config: Config): HandlerMap {
     ...handlers,
     ...(on("prompts") ? promptHandlers : {}),
     ...(on("completion") ? completionHandlers : {}),
+    ...(on("logging") ? loggingHandlers : {}),
   };
 }
 

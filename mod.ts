@@ -80,15 +80,35 @@ export {
 } from "./mcp/server.ts";
 export {
   type Cancellable,
+  CLIENT_CAPABILITY_OF,
   type ClientInfo,
   type ClientRequestOptions,
+  DEFAULT_CLIENT_REQUEST_TIMEOUT_MS,
+  REQUEST_TIMEOUT_CODE,
   type SendFn,
   Session,
   type SessionState,
 } from "./mcp/session.ts";
+export type {
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitationSchema,
+  ElicitParams,
+  ElicitResult,
+  Root,
+  SamplingMessage,
+} from "./mcp/client_requests.ts";
+export {
+  allowsLevel,
+  isLoggingLevel,
+  LOGGING_LEVELS,
+  type LoggingLevel,
+} from "./mcp/logging.ts";
 export type { InputEnd, Receiver, Transport } from "./mcp/transport.ts";
 export {
+  BUSY_CODE,
   type ConnectionOptions,
+  DEFAULT_MAX_REQUESTS_IN_FLIGHT,
   MAX_BATCH_MESSAGES,
   MAX_CONCURRENT_REQUESTS,
   MAX_HELD_RESPONSES,
@@ -141,6 +161,7 @@ export {
   defineTool,
   isValidToolName,
   type ObjectSchema,
+  PROGRESS_INTERVAL_MS,
   type PropertySchema,
   type RequiredNames,
   type SchemaArgs,
@@ -211,6 +232,7 @@ export type * from "./mcp/resource.ts";
 export {
   completionHandlers,
   handlers,
+  loggingHandlers,
   promptHandlers,
 } from "./handlers/mod.ts";
 export {

@@ -10,6 +10,7 @@
 import { type HandlerMap, lazyHandler } from "../mcp/server.ts";
 import { cancelled } from "./cancelled.ts";
 import { initialize, initialized } from "./initialize.ts";
+import { loggingSetLevel } from "./logging_set_level.ts";
 import { ping } from "./ping.ts";
 
 /** Every method this server answers, by name. */
@@ -65,4 +66,13 @@ export const completionHandlers: HandlerMap = {
   "completion/complete": lazyHandler(() =>
     import("./completion_complete.ts").then((m) => m.completionComplete)
   ),
+};
+
+/**
+ * Logging (`--features logging`): add these to the map to declare the
+ * `logging` capability. `logging/setLevel` is answered at once (not
+ * loaded lazily), so the level holds for every message read after it.
+ */
+export const loggingHandlers: HandlerMap = {
+  "logging/setLevel": loggingSetLevel,
 };

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { isObject, type JsonObject } from "../mcp/jsonrpc.ts";
+import { isObject } from "../mcp/jsonrpc.ts";
 import type { HandlerContext, HandlerMap } from "../mcp/server.ts";
 import type { Session } from "../mcp/session.ts";
 import { initialized } from "./initialize.ts";
@@ -32,18 +32,19 @@ export function clientHasRoots(session: Session): boolean {
 /**
  * Ask the client of `ctx.session` for its roots (`roots/list`), waiting at
  * most `timeoutMs`. Entries that are not objects with a string `uri` are
- * dropped. Rejects when the client answers with an error, a result
- * without a `roots` array, or not in time. This is the one place the
- * server sends `roots/list`.
+ * dropped: one odd entry does not cost the client its other roots. Rejects
+ * when the client did not declare the `roots` capability, answers with an
+ * error or without a `roots` array, or not in time. This is the one place
+ * the server asks for roots.
  */
 export async function listClientRoots(
   ctx: Pick<HandlerContext, "session">,
   timeoutMs: number = ROOTS_TIMEOUT_MS,
 ): Promise<ClientRoot[]> {
   const result = await ctx.session.request("roots/list", undefined, {
-    signal: AbortSignal.timeout(timeoutMs),
+    timeoutMs,
   });
-  const roots = isObject(result) ? (result as JsonObject).roots : undefined;
+  const roots = isObject(result) ? result.roots : undefined;
   if (!Array.isArray(roots)) {
     throw new TypeError(
       'the client answered roots/list without a "roots" array',

@@ -27,6 +27,7 @@ function answering(answer: (request: JsonObject) => JsonObject): {
       } as never)
     );
   });
+  session.clientCapabilities = { roots: {} };
   return { session, requests };
 }
 
@@ -65,9 +66,17 @@ Deno.test("listClientRoots: a bad answer, an error or silence rejects", async ()
     /no roots/,
   );
   const silent = new Session(() => {});
+  silent.clientCapabilities = { roots: {} };
   const started = performance.now();
   await assert.rejects(listClientRoots(ctxOf(silent), 50));
   assert.ok(performance.now() - started < 2000);
+  // A client without the capability is not asked at all.
+  const { session: undeclared, requests } = answering(() => ({
+    result: { roots: [] },
+  }));
+  undeclared.clientCapabilities = {};
+  await assert.rejects(listClientRoots(ctxOf(undeclared)), /roots/);
+  assert.equal(requests.length, 0);
 });
 
 Deno.test("rootsHandlers: onRoots once initialized and on list changes, for clients with roots", async () => {

@@ -14,7 +14,15 @@
  * pauses reading while too many requests wait, and while the answers
  * finished but not yet written exceed a character budget (see
  * `output_budget.ts`), in which case no waiting request starts either,
- * until the client reads.
+ * until the client reads. A request beyond
+ * {@linkcode DEFAULT_MAX_REQUESTS_IN_FLIGHT} unanswered ones (what arrives
+ * in one chunk before a pause, or on a transport that cannot pause) is
+ * answered at once with an error instead of waiting.
+ *
+ * A handler waiting on the client (a sampling request, say) holds no slot
+ * while it waits, and while one waits reading never pauses for held
+ * requests: the client's answer has to be read. The limit on requests in
+ * flight bounds what is held meanwhile.
  *
  * @module
  */
@@ -71,6 +79,12 @@ export interface ConnectionOptions {
   maxWaitMs?: number;
   /** Called with the session once it exists (to attach watchers and such). */
   onSession?: (session: Session) => void;
+  /**
+   * Requests unanswered at once (waiting to start, running, or waiting on
+   * the client) beyond which a new one is refused with
+   * {@linkcode BUSY_CODE}; default {@linkcode DEFAULT_MAX_REQUESTS_IN_FLIGHT}.
+   */
+  maxRequestsInFlight?: number;
 }
 
 /** Most messages one batch may carry (batches exist only in 2025-03-26). */
@@ -90,6 +104,22 @@ export const MAX_CONCURRENT_REQUESTS = 8;
  * have gone out: a flood of requests costs bounded memory.
  */
 export const MAX_HELD_RESPONSES = 4096;
+
+/**
+ * Default of {@linkcode ConnectionOptions.maxRequestsInFlight}: the
+ * requests one connection may have unanswered. Reading pauses at half of
+ * it ({@linkcode MAX_HELD_RESPONSES}, where held answers pause it too)
+ * until a quarter is left, so a client over a transport that pauses meets
+ * it only when one chunk of input carries thousands of requests, or while
+ * a handler waits on the client (reading cannot pause then).
+ */
+export const DEFAULT_MAX_REQUESTS_IN_FLIGHT = 2 * MAX_HELD_RESPONSES;
+
+/**
+ * The JSON-RPC error code of a request refused because the connection has
+ * too many in flight (a server error, in JSON-RPC's reserved range).
+ */
+export const BUSY_CODE: number = -32000;
 
 /**
  * Default of {@linkcode ConnectionOptions.drainTimeoutMs}: how long
@@ -121,6 +151,11 @@ interface Waiting {
   readonly key: string;
   readonly place: Place;
   cancelled: boolean;
+}
+
+/** A running handler: how many of its requests to the client are pending. */
+interface Running {
+  waits: number;
 }
 
 /**
@@ -185,6 +220,19 @@ class Connection implements Receiver {
   // arrival order (their place in the output is kept), while notifications
   // and the client's responses are handled at once.
   #running = 0;
+  // Handlers started and not finished, by request key: those waiting on
+  // the client (waits > 0) are not counted in #running.
+  readonly #active = new Map<string, Running>();
+  /** Handlers waiting on the client. */
+  #parked = 0;
+  // Requests to the client made by a request not tracked yet (during its
+  // dispatch, or by a batch's member), by its key.
+  readonly #early = new Map<string, number>();
+  /** Resolved when a handler starts waiting on the client. */
+  #onParked: PromiseWithResolvers<void> | undefined;
+  /** Resolved once at most `below` requests are in flight. */
+  #onInFlightRoom: { below: number; resolve: () => void } | undefined;
+  readonly #maxInFlight: number;
   /** Handlers finished so far: progress, for the end-of-input wait. */
   #finishedCount = 0;
   #allFinished: PromiseWithResolvers<void> | undefined;
@@ -217,9 +265,15 @@ class Connection implements Receiver {
         loading: loadingSettled,
       },
     );
+    this.#maxInFlight = options.maxRequestsInFlight ??
+      DEFAULT_MAX_REQUESTS_IN_FLIGHT;
     const session = new Session((line) => transport.send(line));
     this.#session = session;
-    session.onWaitingForClient = (key) => this.#order.release(key);
+    session.onWaitingForClient = (key) => {
+      this.#order.release(key);
+      this.#park(key);
+    };
+    session.onClientAnswered = (key) => this.#unpark(key);
     session.onCancelled = (key) => {
       // Not started yet: it never starts. Ready and held back, or queued
       // for output: taken back. Running: its handler was aborted, and
@@ -260,8 +314,13 @@ class Connection implements Receiver {
       // Requests answered at once (ping) never queue behind slow ones.
       if (
         (this.#waiting.size > 0 || this.#running >= MAX_CONCURRENT_REQUESTS ||
-          this.budget.over) && !this.#server.answersAtOnce(message.method)
+          this.budget.over || this.#active.size >= this.#maxInFlight) &&
+        !this.#server.answersAtOnce(message.method)
       ) {
+        if (this.#inFlight >= this.#maxInFlight) {
+          this.#order.now(this.#busy(message), message.id);
+          return;
+        }
         const place = this.#order.add(message.id);
         const key = place.key;
         const queued: Waiting = { message, key, place, cancelled: false };
@@ -291,10 +350,75 @@ class Connection implements Receiver {
 
   pressure(): Promise<void> | undefined {
     if (this.budget.over) return this.budget.room();
+    // While a handler waits on the client, its answer must be read: the
+    // limit on requests in flight bounds what is held meanwhile.
+    if (this.#parked > 0) return undefined;
+    let room: Promise<void> | undefined;
     if (this.#order.size >= MAX_HELD_RESPONSES) {
-      return this.#order.room(MAX_HELD_RESPONSES / 2);
+      room = this.#order.room(MAX_HELD_RESPONSES / 2);
+    } else if (this.#inFlight >= this.#maxInFlight / 2) {
+      const below = Math.floor(this.#maxInFlight / 4);
+      room = new Promise((resolve) =>
+        this.#onInFlightRoom = { below, resolve }
+      );
     }
-    return undefined;
+    if (room === undefined) return undefined;
+    return Promise.race([
+      room,
+      (this.#onParked ??= Promise.withResolvers<void>()).promise,
+    ]);
+  }
+
+  /** Requests not answered yet: waiting to start, running, or parked. */
+  get #inFlight(): number {
+    return this.#waiting.size + this.#active.size;
+  }
+
+  #busy(message: RequestMessage): string {
+    return encodeError(
+      message.id,
+      BUSY_CODE,
+      `Server busy: this connection already has ${this.#maxInFlight} requests in flight; wait for their answers (or cancel some) before sending more.`,
+    );
+  }
+
+  // A running handler waits on the client: it gives up its slot, so
+  // requests behind it start.
+  #park(key: string): void {
+    const running = this.#active.get(key);
+    if (running === undefined) {
+      this.#early.set(key, (this.#early.get(key) ?? 0) + 1);
+      return;
+    }
+    if (running.waits++ > 0) return;
+    this.#running--;
+    this.#addParked();
+    this.#pumpWaiting();
+  }
+
+  #addParked(): void {
+    this.#parked++;
+    if (this.#onParked !== undefined) {
+      this.#onParked.resolve();
+      this.#onParked = undefined;
+    }
+  }
+
+  // The client answered: the handler runs again (possibly above the cap
+  // for a while: it cannot be made to wait its turn mid-call).
+  #unpark(key: string): void {
+    const running = this.#active.get(key);
+    if (running === undefined) {
+      const early = this.#early.get(key);
+      if (early === undefined) return;
+      if (early > 1) this.#early.set(key, early - 1);
+      else this.#early.delete(key);
+      return;
+    }
+    if (running.waits === 0) return;
+    if (--running.waits > 0) return;
+    this.#running++;
+    this.#parked--;
   }
 
   /** Reading is over: finish what is in flight (see {@linkcode serve}). */
@@ -317,10 +441,10 @@ class Connection implements Receiver {
       this.#waitingByKey.clear();
     }
     await drain(this.#options, {
-      running: () => this.#running,
+      running: () => this.#running + this.#parked,
       progress: () => this.#finishedCount + transport.progress,
       settled: () => {
-        if (this.#running === 0 && this.#waiting.size === 0) {
+        if (this.#running + this.#parked === 0 && this.#waiting.size === 0) {
           return Promise.resolve();
         }
         return (this.#allFinished ??= Promise.withResolvers<void>()).promise;
@@ -387,14 +511,41 @@ class Connection implements Receiver {
     place: Place,
     message: RequestMessage,
   ): void {
-    this.#running++;
+    const key = place.key;
+    const running: Running = { waits: 0 };
+    this.#active.set(key, running);
+    // A handler that asked the client something before dispatch returned
+    // is waiting already (and its place, taken after dispatch, was not
+    // there to be released).
+    const early = this.#early.get(key);
+    if (early === undefined) this.#running++;
+    else {
+      this.#early.delete(key);
+      running.waits = early;
+      this.#addParked();
+      this.#order.release(key);
+    }
     response.then(
       (line) => this.#order.complete(place, line),
       (error) => {
         this.#server.logger.log("error", "dispatch failed:", error);
         this.#order.complete(place, this.#internalError(message));
       },
-    ).finally(this.#settled);
+    ).finally(() => {
+      this.#finish(place.key, running);
+      this.#onSettled();
+    });
+  }
+
+  // A handler is done: if it still waited on the client, it gave up its
+  // slot then, so #onSettled must not give it up again.
+  #finish(key: string, running: Running): void {
+    if (this.#active.get(key) === running) this.#active.delete(key);
+    if (running.waits > 0) {
+      running.waits = 0;
+      this.#parked--;
+      this.#running++;
+    }
   }
 
   // One running handler (or batch) is done: start what waits.
@@ -402,8 +553,13 @@ class Connection implements Receiver {
     this.#running--;
     this.#finishedCount++;
     this.#pumpWaiting();
+    const room = this.#onInFlightRoom;
+    if (room !== undefined && this.#inFlight <= room.below) {
+      this.#onInFlightRoom = undefined;
+      room.resolve();
+    }
     if (
-      this.#running === 0 && this.#waiting.size === 0 &&
+      this.#running + this.#parked === 0 && this.#waiting.size === 0 &&
       this.#allFinished !== undefined
     ) {
       this.#allFinished.resolve();

@@ -1,6 +1,11 @@
 import { strict as assert } from "node:assert";
 import { handlers } from "../handlers/mod.ts";
-import { MAX_CONCURRENT_REQUESTS, serve } from "./connection.ts";
+import {
+  BUSY_CODE,
+  MAX_CONCURRENT_REQUESTS,
+  MAX_HELD_RESPONSES,
+  serve,
+} from "./connection.ts";
 import { ErrorCode, idKey, type RequestId } from "./jsonrpc.ts";
 import { type Handler, McpServer } from "./server.ts";
 import type { InputEnd, Receiver, Transport } from "./transport.ts";
@@ -237,6 +242,301 @@ Deno.test("serve: onSession gets the session before any message, and it can send
     '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}',
     '{"jsonrpc":"2.0","id":1,"result":{}}',
   ]);
+});
+
+const INIT_WITH_SAMPLING = call(0, "initialize", {
+  protocolVersion: "2025-06-18",
+  capabilities: { sampling: {}, roots: {} },
+  clientInfo: { name: "t", version: "1" },
+});
+
+/** The requests the server sent the client, by id. */
+function clientRequests(transport: MemoryTransport): Map<string, string> {
+  const requests = new Map<string, string>();
+  for (const text of transport.texts()) {
+    const message = JSON.parse(text);
+    if (typeof message.method === "string" && message.id !== undefined) {
+      requests.set(message.id, message.method);
+    }
+  }
+  return requests;
+}
+
+Deno.test("serve: handlers waiting on the client hold no slot; a ping and a ninth request are served, and the answers reach them", async () => {
+  const server = serverWith({
+    "test/ask": async (_params, ctx) => {
+      const roots = await ctx.request("roots/list");
+      return { roots };
+    },
+    "test/quick": async () => {
+      await sleep(1);
+      return { quick: true };
+    },
+  });
+  const transport = new MemoryTransport();
+  const done = serve(server, transport, { maxWaitMs: 20 });
+  transport.feed(INIT_WITH_SAMPLING);
+  const n = MAX_CONCURRENT_REQUESTS + 2;
+  for (let id = 1; id <= n; id++) transport.feed(call(id, "test/ask"));
+  await sleep(30);
+  // Every handler runs and waits on the client: none is queued.
+  assert.equal(clientRequests(transport).size, n);
+  transport.feed(ping(100), call(101, "test/quick"));
+  await sleep(50);
+  const answered = () =>
+    transport.texts().map((t) => JSON.parse(t)).filter((m) =>
+      "result" in m || "error" in m
+    );
+  assert.deepEqual(
+    answered().map((m) => m.id).filter((id) => id >= 100),
+    [100, 101],
+  );
+  // The client answers every request; each handler gets its answer.
+  for (const id of clientRequests(transport).keys()) {
+    transport.feed(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        result: { roots: [{ uri: `file:///${id}` }] },
+      }),
+    );
+  }
+  transport.end();
+  await done;
+  const results = answered().filter((m) => m.id >= 1 && m.id <= n);
+  assert.equal(results.length, n);
+  const uris = results.map((m) => m.result.roots.roots[0].uri).sort();
+  assert.deepEqual(
+    uris,
+    [...clientRequests(transport).keys()].map((id) => `file:///${id}`).sort(),
+  );
+});
+
+Deno.test("serve: a handler that waits on the client frees its slot for a queued request, and takes it back", async () => {
+  let running = 0;
+  let peak = 0;
+  const gate = Promise.withResolvers<void>();
+  const server = serverWith({
+    "test/ask": async (_params, ctx) => await ctx.request("roots/list"),
+    "test/gated": async () => {
+      peak = Math.max(peak, ++running);
+      await gate.promise;
+      running--;
+      return {};
+    },
+  });
+  const transport = new MemoryTransport();
+  const done = serve(server, transport, { maxWaitMs: 20 });
+  transport.feed(INIT_WITH_SAMPLING);
+  // Eight gated handlers fill the slots; the asking one waits its turn.
+  for (let id = 1; id <= MAX_CONCURRENT_REQUESTS; id++) {
+    transport.feed(call(id, "test/gated"));
+  }
+  transport.feed(call(50, "test/ask"), call(51, "test/gated"));
+  await sleep(20);
+  assert.equal(clientRequests(transport).size, 0);
+  gate.resolve();
+  await sleep(20);
+  const [id] = clientRequests(transport).keys();
+  assert.ok(id !== undefined, "the asking handler started");
+  transport.feed(JSON.stringify({ jsonrpc: "2.0", id, result: { roots: [] } }));
+  transport.end();
+  await done;
+  const ids = transport.texts().map((t) => JSON.parse(t).id);
+  for (const want of [50, 51]) assert.ok(ids.includes(want), `${want}`);
+  assert.ok(peak <= MAX_CONCURRENT_REQUESTS);
+});
+
+Deno.test("serve: past maxRequestsInFlight a request is refused at once with a clear error; pings still pass", async () => {
+  const gate = Promise.withResolvers<void>();
+  const server = serverWith({
+    "test/gated": async () => {
+      await gate.promise;
+      return {};
+    },
+  });
+  const transport = new MemoryTransport();
+  const done = serve(server, transport, {
+    maxWaitMs: 10,
+    maxRequestsInFlight: 12,
+  });
+  for (let id = 1; id <= 15; id++) transport.feed(call(id, "test/gated"));
+  transport.feed(ping(100));
+  await sleep(40);
+  const early = transport.texts().map((t) => JSON.parse(t));
+  assert.deepEqual(early.map((m) => m.id).sort((a, b) => a - b), [
+    13,
+    14,
+    15,
+    100,
+  ]);
+  for (const refused of early.filter((m) => m.id !== 100)) {
+    assert.equal(refused.error.code, BUSY_CODE);
+    assert.match(refused.error.message, /12 requests in flight; wait/);
+  }
+  gate.resolve();
+  await sleep(10);
+  // Room again: a new request is served.
+  transport.feed(call(16, "test/gated"));
+  transport.end();
+  await done;
+  const results = transport.texts().map((t) => JSON.parse(t)).filter((m) =>
+    "result" in m
+  );
+  assert.deepEqual(
+    results.map((m) => m.id).sort((a, b) => a - b),
+    [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 16, 100],
+  );
+});
+
+Deno.test("serve: handlers waiting on the client count towards maxRequestsInFlight", async () => {
+  const server = serverWith({
+    "test/ask": async (_params, ctx) => await ctx.request("roots/list"),
+  });
+  const transport = new MemoryTransport();
+  const done = serve(server, transport, { maxRequestsInFlight: 3 });
+  transport.feed(INIT_WITH_SAMPLING);
+  for (let id = 1; id <= 5; id++) transport.feed(call(id, "test/ask"));
+  await sleep(20);
+  assert.equal(clientRequests(transport).size, 3);
+  const refused = transport.texts().map((t) => JSON.parse(t)).filter((m) =>
+    m.error?.code === BUSY_CODE
+  );
+  assert.deepEqual(refused.map((m) => m.id), [4, 5]);
+  transport.end();
+  await done;
+});
+
+Deno.test("serve: reading does not pause for held requests while a handler waits on the client", async () => {
+  const first = Promise.withResolvers<void>();
+  const never = Promise.withResolvers<void>();
+  const server = serverWith({
+    "test/ask": async (_params, ctx) => await ctx.request("roots/list"),
+    "test/first": async () => {
+      await first.promise;
+      return {};
+    },
+    "test/never": async () => {
+      await never.promise;
+      return {};
+    },
+  });
+  const transport = new MemoryTransport();
+  const done = serve(server, transport, { maxWaitMs: 60_000 });
+  transport.feed(INIT_WITH_SAMPLING);
+  for (let id = 1; id <= MAX_CONCURRENT_REQUESTS; id++) {
+    transport.feed(call(id, "test/first"));
+  }
+  transport.feed(call(100, "test/ask"));
+  for (let id = 1000; id < 1000 + MAX_HELD_RESPONSES; id++) {
+    transport.feed(call(id, "test/never"));
+  }
+  const wait = transport.receiver!.pressure();
+  assert.ok(wait instanceof Promise, "held requests pause reading");
+  let resumed = false;
+  wait.then(() => resumed = true);
+  await sleep(10);
+  assert.equal(resumed, false);
+  // The first handlers finish; the asking one starts and waits on the
+  // client: reading resumes though thousands of requests are still held.
+  first.resolve();
+  await sleep(10);
+  assert.equal(clientRequests(transport).size, 1);
+  assert.equal(resumed, true);
+  assert.equal(transport.receiver!.pressure(), undefined);
+  transport.end("abandoned");
+  await done;
+});
+
+Deno.test("serve: reading pauses at half of maxRequestsInFlight and resumes at a quarter, so a pausing client is not refused", async () => {
+  const gates: PromiseWithResolvers<void>[] = [];
+  const server = serverWith({
+    "test/gated": async () => {
+      const gate = Promise.withResolvers<void>();
+      gates.push(gate);
+      await gate.promise;
+      return {};
+    },
+  });
+  const transport = new MemoryTransport();
+  const done = serve(server, transport, {
+    maxWaitMs: 10,
+    maxRequestsInFlight: 40,
+  });
+  for (let id = 1; id < 20; id++) transport.feed(call(id, "test/gated"));
+  assert.equal(transport.receiver!.pressure(), undefined);
+  transport.feed(call(20, "test/gated"));
+  const wait = transport.receiver!.pressure();
+  assert.ok(wait instanceof Promise);
+  let resumed = false;
+  wait.then(() => resumed = true);
+  // Answer requests until 10 (a quarter) are in flight.
+  for (let answered = 0; answered < 9; answered++) {
+    gates.shift()!.resolve();
+    await sleep(1);
+  }
+  assert.equal(resumed, false);
+  gates.shift()!.resolve();
+  await sleep(5);
+  assert.equal(resumed, true);
+  while (gates.length > 0) {
+    gates.shift()!.resolve();
+    await sleep(1);
+  }
+  transport.end();
+  await done;
+  assert.ok(
+    transport.texts().every((t) => JSON.parse(t).result !== undefined),
+  );
+});
+
+Deno.test('serve: the client\'s request id "s1" and the server\'s own "s1" never mix', async () => {
+  const server = serverWith({
+    "test/ask": async (_params, ctx) => await ctx.request("roots/list"),
+  });
+  const transport = new MemoryTransport();
+  const done = serve(server, transport, { maxWaitMs: 10 });
+  transport.feed(INIT_WITH_SAMPLING, call(1, "test/ask"));
+  await sleep(5);
+  assert.deepEqual([...clientRequests(transport).keys()], ["s1"]);
+  // The client's own request "s1", and its cancellation, touch only it.
+  transport.feed(
+    JSON.stringify({ jsonrpc: "2.0", id: "s1", method: "ping" }),
+    JSON.stringify({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: "s1" },
+    }),
+    JSON.stringify({ jsonrpc: "2.0", id: "s1", result: { roots: ["mine"] } }),
+  );
+  transport.end();
+  await done;
+  const answers = transport.texts().map((t) => JSON.parse(t)).filter((m) =>
+    m.method === undefined
+  );
+  assert.deepEqual(answers.slice(1), [
+    { jsonrpc: "2.0", id: "s1", result: {} },
+    { jsonrpc: "2.0", id: 1, result: { roots: ["mine"] } },
+  ]);
+});
+
+Deno.test("serve: a handler that asks the client before its dispatch returns does not hold later answers back", async () => {
+  const server = serverWith({
+    // Not async: ctx.request is called during dispatch itself.
+    "test/ask": (_params, ctx) => ctx.request("roots/list"),
+  });
+  const transport = new MemoryTransport();
+  const done = serve(server, transport); // the default 200 ms wait
+  transport.feed(INIT_WITH_SAMPLING, call(1, "test/ask"), ping(2));
+  await sleep(50);
+  const ids = () => transport.texts().map((t) => JSON.parse(t).id);
+  assert.ok(ids().includes(2), "the ping waited behind the asking request");
+  transport.feed(
+    JSON.stringify({ jsonrpc: "2.0", id: "s1", result: { roots: [] } }),
+  );
+  transport.end();
+  await done;
+  assert.ok(ids().includes(1));
 });
 
 Deno.test("serve: an onSession hook that throws is logged, and the client is still served", async () => {

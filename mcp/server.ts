@@ -21,13 +21,25 @@ import {
   RpcError,
 } from "./jsonrpc.ts";
 import type { ListKind } from "./list_changed.ts";
+import type {
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitParams,
+  ElicitResult,
+  Root,
+} from "./client_requests.ts";
 import { trackLoading } from "./loading.ts";
-import { type Logger, stderrLogger } from "./log.ts";
+import { type Logger, type LogLevel, stderrLogger } from "./log.ts";
+import { type LoggingLevel, loggingLevelOf } from "./logging.ts";
 import type { ResourceProvider } from "./resource.ts";
 import type { Icon } from "./icon.ts";
 import { PromptRegistry } from "./prompt.ts";
-import type { Session } from "./session.ts";
-import { type ToolContext, ToolRegistry } from "./tool.ts";
+import type { ClientRequestOptions, Session } from "./session.ts";
+import {
+  PROGRESS_INTERVAL_MS,
+  type ToolContext,
+  ToolRegistry,
+} from "./tool.ts";
 
 /** What a handler gets beside its params. */
 export interface HandlerContext extends ToolContext {
@@ -216,6 +228,11 @@ class RequestContext implements HandlerContext {
   readonly requestId: RequestId | undefined;
   readonly #params: JsonObject;
   #controller: AbortController | undefined;
+  /** The handler has returned: no more progress for this request. */
+  finished = false;
+  // When the last progress went out (at first: when the request came).
+  #progressAt: number;
+  #progress = -Infinity;
 
   constructor(
     server: McpServer,
@@ -227,6 +244,8 @@ class RequestContext implements HandlerContext {
     this.session = session;
     this.requestId = requestId;
     this.#params = params;
+    // Only a request that may ask for progress pays for the clock.
+    this.#progressAt = params._meta === undefined ? 0 : performance.now();
   }
 
   get key(): string | undefined {
@@ -258,11 +277,71 @@ class RequestContext implements HandlerContext {
     this.session.notify(method, params);
   }
 
-  request(method: string, params?: JsonObject): Promise<unknown> {
-    return this.session.request(method, params, {
-      signal: this.signal,
+  request(
+    method: string,
+    params?: JsonObject,
+    options?: ClientRequestOptions,
+  ): Promise<unknown> {
+    return this.session.request(method, params, this.#options(options));
+  }
+
+  reportProgress(progress: number, total?: number, message?: string): void {
+    // Nothing once answered or cancelled, whoever calls: a progress
+    // notification never follows its response.
+    if (this.finished || this.aborted || !(progress > this.#progress)) return;
+    const token = this.meta?.progressToken;
+    if (typeof token !== "string" && typeof token !== "number") return;
+    if (!Number.isFinite(progress)) return;
+    const now = performance.now();
+    if (now - this.#progressAt < PROGRESS_INTERVAL_MS) return;
+    this.#progressAt = now;
+    this.#progress = progress;
+    const params: JsonObject = { progressToken: token, progress };
+    if (total !== undefined && Number.isFinite(total)) params.total = total;
+    // `message` came with 2025-03-26.
+    const version = this.session.protocolVersion;
+    if (
+      message !== undefined && version !== undefined && version >= "2025-03-26"
+    ) {
+      params.message = message;
+    }
+    this.session.notify("notifications/progress", params);
+  }
+
+  log(level: LoggingLevel, data: unknown, logger?: string): void {
+    this.session.log(level, data, logger);
+  }
+
+  sample(
+    params: CreateMessageParams,
+    options?: ClientRequestOptions,
+  ): Promise<CreateMessageResult> {
+    return this.session.sample(params, this.#options(options));
+  }
+
+  elicit(
+    params: ElicitParams,
+    options?: ClientRequestOptions,
+  ): Promise<ElicitResult> {
+    return this.session.elicit(params, this.#options(options));
+  }
+
+  listRoots(options?: ClientRequestOptions): Promise<Root[]> {
+    return this.session.listRoots(this.#options(options));
+  }
+
+  // A request to the client made while handling this one: cancelled with
+  // it, and it tells the connection that this request waits on the client.
+  #options(
+    options: ClientRequestOptions = {},
+  ): ClientRequestOptions & { waiter?: string } {
+    return {
+      ...options,
+      signal: options.signal === undefined
+        ? this.signal
+        : AbortSignal.any([this.signal, options.signal]),
       waiter: this.key,
-    });
+    };
   }
 }
 
@@ -339,6 +418,8 @@ export class McpServer {
   // (whose return value is not an answer).
   readonly #requests = new Map<string, Handler>();
   readonly #notifications = new Map<string, Handler>();
+  // Sessions that set a log level: the server's own records reach them.
+  readonly #logSessions = new Set<Session>();
   #ready: Promise<void> | undefined;
   /**
    * Until setup has run: async handlers wait for it, and list changes are
@@ -366,7 +447,7 @@ export class McpServer {
     this.instructions = options.instructions;
     this.strictInitialize = options.strictInitialize ?? true;
     this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-    this.logger = options.logger ?? stderrLogger();
+    this.logger = this.#forwarding(options.logger ?? stderrLogger());
     this.resources = options.resources;
     this.#setup = options.setup;
     this.#setupPending = options.setup !== undefined;
@@ -423,6 +504,44 @@ export class McpServer {
       );
     }
     return this.#ready;
+  }
+
+  /**
+   * Send the server's own log records (what it writes to its
+   * {@linkcode McpServer.logger}) to `session` as well, as
+   * `notifications/message` at the level the session set, until the
+   * session closes. `logging/setLevel` calls it.
+   */
+  logTo(session: Session): void {
+    if (this.#logSessions.has(session) || session.state === "closed") return;
+    this.#logSessions.add(session);
+    session.onClose(() => this.#logSessions.delete(session));
+  }
+
+  // `logger`, whose records also go to the sessions that asked for them.
+  #forwarding(logger: Logger): Logger {
+    const sessions = this.#logSessions;
+    const name = this.info.name;
+    return {
+      get level(): LogLevel {
+        return logger.level;
+      },
+      set level(level: LogLevel) {
+        logger.level = level;
+      },
+      log(level, message, detail) {
+        logger.log(level, message, detail);
+        if (sessions.size === 0) return;
+        const data = detail === undefined
+          ? message
+          : `${message} ${
+            detail instanceof Error ? detail.message : String(detail)
+          }`;
+        for (const session of sessions) {
+          session.log(loggingLevelOf(level), data, name);
+        }
+      },
+    };
   }
 
   /**
@@ -529,15 +648,25 @@ export class McpServer {
         result = this.ready().then(() => handler(params ?? EMPTY_PARAMS, ctx));
       } else result = handler(params ?? EMPTY_PARAMS, ctx);
     } catch (error) {
+      ctx.finished = true;
       return this.#failure(id, method, error);
     }
-    if (!(result instanceof Promise)) return this.#success(id, method, result);
+    if (!(result instanceof Promise)) {
+      ctx.finished = true;
+      return this.#success(id, method, result);
+    }
 
     const key = ctx.key as string;
     session.inFlight.set(key, ctx);
     return result.then(
-      (value) => ctx.aborted ? undefined : this.#success(id, method, value),
-      (error) => ctx.aborted ? undefined : this.#failure(id, method, error),
+      (value) => {
+        ctx.finished = true;
+        return ctx.aborted ? undefined : this.#success(id, method, value);
+      },
+      (error) => {
+        ctx.finished = true;
+        return ctx.aborted ? undefined : this.#failure(id, method, error);
+      },
     ).finally(() => {
       if (session.inFlight.get(key) === ctx) session.inFlight.delete(key);
     });

@@ -4,6 +4,9 @@ import { encodeResult, RpcError } from "./jsonrpc.ts";
 import type { Logger } from "./log.ts";
 import { type Handler, lazyHandler, McpServer } from "./server.ts";
 import { Session } from "./session.ts";
+import { PROGRESS_INTERVAL_MS } from "./tool.ts";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function memoryLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
@@ -285,6 +288,122 @@ Deno.test("server: a notification handler that throws is logged, never answered"
     undefined,
   );
   assert.match(logger.lines.join("\n"), /boom/);
+});
+
+/** A session that records what the server sends it on its own. */
+function recordingSession(version = "2025-06-18") {
+  const sent: { method: string; params: Record<string, unknown> }[] = [];
+  const session = new Session((line) => sent.push(JSON.parse(line)));
+  session.protocolVersion = version;
+  return { session, sent };
+}
+
+Deno.test("reportProgress: only with a progressToken, increasing, at most one per interval, never after the response", async () => {
+  let late: (() => void) | undefined;
+  const { server } = serverWith({
+    "test/work": async (_params, ctx) => {
+      ctx.reportProgress(1, 10, "first");
+      await sleep(PROGRESS_INTERVAL_MS + 20);
+      ctx.reportProgress(2, 10, "second");
+      ctx.reportProgress(3, 10, "too soon");
+      await sleep(PROGRESS_INTERVAL_MS + 20);
+      ctx.reportProgress(2, 10, "not above the last sent");
+      ctx.reportProgress(4, undefined, "no total");
+      late = () => ctx.reportProgress(100, 100, "after the response");
+      return {};
+    },
+  });
+  const { session, sent } = recordingSession();
+  const request = (id: number, meta?: object) =>
+    server.handle({
+      jsonrpc: "2.0",
+      id,
+      method: "test/work",
+      params: meta === undefined ? {} : { _meta: meta },
+    }, session);
+  await request(1);
+  assert.equal(sent.length, 0);
+  await request(2, { progressToken: "tok" });
+  late!();
+  assert.deepEqual(sent.map((m) => m.params), [
+    { progressToken: "tok", progress: 2, total: 10, message: "second" },
+    { progressToken: "tok", progress: 4, message: "no total" },
+  ]);
+  assert.ok(sent.every((m) => m.method === "notifications/progress"));
+});
+
+Deno.test("reportProgress: nothing once the request is cancelled; no message before 2025-03-26", async () => {
+  const gate = Promise.withResolvers<void>();
+  let report: ((n: number) => void) | undefined;
+  const { server } = serverWith({
+    "test/work": async (_params, ctx) => {
+      report = (n) => ctx.reportProgress(n, undefined, "text");
+      await gate.promise;
+      return {};
+    },
+  });
+  const { session, sent } = recordingSession("2024-11-05");
+  const answer = server.handle({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "test/work",
+    params: { _meta: { progressToken: 7 } },
+  }, session);
+  await sleep(PROGRESS_INTERVAL_MS + 10);
+  report!(1);
+  session.cancel(1, "stop");
+  await sleep(PROGRESS_INTERVAL_MS + 10);
+  report!(2);
+  gate.resolve();
+  assert.equal(await answer, undefined);
+  assert.deepEqual(sent.map((m) => m.params), [
+    { progressToken: 7, progress: 1 },
+  ]);
+});
+
+Deno.test("ctx.log and the server's own diagnostics reach sessions that set a level; stderr's logger still gets everything", async () => {
+  const { server, logger } = serverWith({
+    "test/log": (params, ctx) => {
+      ctx.log("notice", { step: params.step }, "worker");
+      return {};
+    },
+    "test/throw": () => {
+      throw new Error("kaboom");
+    },
+  });
+  const quiet = recordingSession();
+  const loud = recordingSession();
+  loud.session.logLevel = "notice";
+  server.logTo(loud.session);
+  await server.handle(
+    { jsonrpc: "2.0", id: 1, method: "test/log", params: { step: 1 } },
+    quiet.session,
+  );
+  await server.handle(
+    { jsonrpc: "2.0", id: 2, method: "test/log", params: { step: 2 } },
+    loud.session,
+  );
+  await server.handle(
+    { jsonrpc: "2.0", id: 3, method: "test/throw" },
+    quiet.session,
+  );
+  // Below the level: not sent.
+  server.logger.log("info", "chatter");
+  assert.equal(quiet.sent.length, 0);
+  assert.deepEqual(loud.sent.map((m) => m.params), [
+    { level: "notice", logger: "worker", data: { step: 2 } },
+    {
+      level: "error",
+      logger: "shipcode-mcp",
+      data: "handler for test/throw threw: kaboom",
+    },
+  ]);
+  assert.match(logger.lines.join("\n"), /test\/throw threw: Error: kaboom/);
+  assert.match(logger.lines.join("\n"), /chatter/);
+  // A closed session is forgotten.
+  loud.session.close();
+  server.logger.log("error", "after close");
+  assert.equal(loud.sent.length, 2);
 });
 
 Deno.test("server: any async handler waits for setup; plain ones answer at once", async () => {

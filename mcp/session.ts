@@ -6,15 +6,25 @@
  */
 
 import type { ResourceProvider } from "./resource.ts";
+import type {
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitParams,
+  ElicitResult,
+  Root,
+} from "./client_requests.ts";
 import {
   encodeNotification,
   encodeRequest,
+  ErrorCode,
   idKey,
+  isObject,
   type JsonObject,
   type RequestId,
   type ResponseMessage,
   RpcError,
 } from "./jsonrpc.ts";
+import { allowsLevel, type LoggingLevel } from "./logging.ts";
 
 /** Where a session's outgoing messages go (one encoded message per call). */
 export type SendFn = (line: string) => void;
@@ -47,7 +57,30 @@ interface PendingRequest {
 export interface ClientRequestOptions {
   /** Abort waiting (the request is then cancelled towards the client). */
   signal?: AbortSignal;
+  /**
+   * How long to wait for the client's answer before the request is
+   * cancelled towards the client and rejected with -32001; default
+   * {@linkcode DEFAULT_CLIENT_REQUEST_TIMEOUT_MS}. `Infinity` waits as long
+   * as the session lasts.
+   */
+  timeoutMs?: number;
 }
+
+/** How long a server→client request waits for its answer by default (ms). */
+export const DEFAULT_CLIENT_REQUEST_TIMEOUT_MS = 60_000;
+
+/** The JSON-RPC code of a server→client request the client did not answer in time. */
+export const REQUEST_TIMEOUT_CODE: number = -32001;
+
+/**
+ * The client capability each server→client method needs: such a request is
+ * never sent to a client that did not declare it in `initialize`.
+ */
+export const CLIENT_CAPABILITY_OF: Readonly<Record<string, string>> = {
+  "sampling/createMessage": "sampling",
+  "elicitation/create": "elicitation",
+  "roots/list": "roots",
+};
 
 /** One client connection: negotiated version, client details, and in-flight work. */
 export class Session {
@@ -65,6 +98,11 @@ export class Session {
    * See `McpServer.resourcesFor`.
    */
   resources: ResourceProvider | undefined;
+  /**
+   * The lowest level of `notifications/message` the client asked for with
+   * `logging/setLevel`; undefined (the default) sends none.
+   */
+  logLevel: LoggingLevel | undefined;
   /** URIs of resources the client subscribed to. */
   readonly subscriptions: Set<string> = new Set();
   /** Requests being handled, by {@linkcode idKey}, so they can be cancelled. */
@@ -75,6 +113,12 @@ export class Session {
    */
   onWaitingForClient: ((key: string) => void) | undefined;
   /**
+   * Called with a request's key when one of its requests to the client
+   * settles (answered, failed, timed out or cancelled): once per call of
+   * {@linkcode Session.onWaitingForClient}.
+   */
+  onClientAnswered: ((key: string) => void) | undefined;
+  /**
    * Called with a request's key when the client cancels it, so the connection
    * can drop its answer wherever it waits (not started yet, held back for
    * its turn, or queued for output): nothing is sent for it.
@@ -83,6 +127,7 @@ export class Session {
 
   readonly #send: SendFn;
   readonly #pending = new Map<string, PendingRequest>();
+  readonly #onClose: (() => void)[] = [];
   #nextId = 0;
 
   /** Make a session whose outgoing messages go to `send`. */
@@ -97,8 +142,50 @@ export class Session {
   }
 
   /**
+   * Send a notification `notifications/message` to the client when its
+   * level (see {@linkcode Session.logLevel}) lets a record at `level`
+   * through; nothing when it never set one. `data` is any JSON value;
+   * `logger` names the component it comes from.
+   */
+  log(level: LoggingLevel, data: unknown, logger?: string): void {
+    const threshold = this.logLevel;
+    if (threshold === undefined || !allowsLevel(threshold, level)) return;
+    const params: JsonObject = { level };
+    if (logger !== undefined) params.logger = logger;
+    params.data = data;
+    try {
+      this.notify("notifications/message", params);
+    } catch {
+      // Data that is not JSON (a cycle, a BigInt) goes as text.
+      try {
+        params.data = String(data);
+        this.notify("notifications/message", params);
+      } catch {
+        // Not even text: a log record never takes the server down.
+      }
+    }
+  }
+
+  /**
+   * Whether the client declared `capability` (`sampling`, `roots`, …) in
+   * `initialize`.
+   */
+  declares(capability: string): boolean {
+    const capabilities = this.clientCapabilities;
+    return capabilities !== undefined && isObject(capabilities[capability]);
+  }
+
+  /**
    * Send a request to the client and wait for its response. `waiter`, the
    * key of the request being handled, lets the connection know it waits.
+   *
+   * Rejects, without sending anything, when the session is closed or when
+   * the method needs a client capability (see
+   * {@linkcode CLIENT_CAPABILITY_OF}) the client did not declare. A client
+   * error response rejects with an {@linkcode RpcError} carrying the
+   * client's code and message; no answer within `timeoutMs` cancels the
+   * request towards the client and rejects with code
+   * {@linkcode REQUEST_TIMEOUT_CODE}.
    */
   request(
     method: string,
@@ -108,33 +195,143 @@ export class Session {
     if (this.state === "closed") {
       return Promise.reject(new Error("The session is closed."));
     }
+    const capability = CLIENT_CAPABILITY_OF[method];
+    if (capability !== undefined && !this.declares(capability)) {
+      return Promise.reject(
+        new RpcError(
+          ErrorCode.InvalidRequest,
+          `The client did not declare the "${capability}" capability in initialize, so the server cannot send it ${method}; use a client that supports ${capability} (or handle this error without it).`,
+          { method, capability },
+        ),
+      );
+    }
+    const signal = options.signal;
+    if (signal?.aborted) {
+      return Promise.reject(signal.reason ?? new Error("aborted"));
+    }
     const id = `s${++this.#nextId}`;
+    let line: string;
+    try {
+      line = encodeRequest(id, method, params);
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const key = idKey(id);
-    if (options.waiter !== undefined) this.onWaitingForClient?.(options.waiter);
+    const waiter = options.waiter;
+    if (waiter !== undefined) this.onWaitingForClient?.(waiter);
+    const timeoutMs = options.timeoutMs ?? DEFAULT_CLIENT_REQUEST_TIMEOUT_MS;
     return new Promise((resolve, reject) => {
-      const signal = options.signal;
-      const onAbort = () => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const finish = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
         this.#pending.delete(key);
-        this.notify("notifications/cancelled", {
-          requestId: id,
-          reason: String(signal?.reason ?? "aborted"),
-        });
-        reject(signal?.reason ?? new Error("aborted"));
+        if (waiter !== undefined) this.onClientAnswered?.(waiter);
       };
-      if (signal?.aborted) return onAbort();
+      const giveUp = (reason: string, error: unknown) => {
+        finish();
+        this.notify("notifications/cancelled", { requestId: id, reason });
+        reject(error);
+      };
+      const onAbort = () =>
+        giveUp(
+          String(signal?.reason ?? "aborted"),
+          signal?.reason ?? new Error("aborted"),
+        );
       signal?.addEventListener("abort", onAbort, { once: true });
+      // (Timers cannot wait longer than 2^31 - 1 ms: beyond, wait for ever.)
+      if (timeoutMs <= 2 ** 31 - 1) {
+        timer = setTimeout(() => {
+          const reason = `no answer to ${method} within ${timeoutMs} ms`;
+          giveUp(
+            reason,
+            new RpcError(
+              REQUEST_TIMEOUT_CODE,
+              `Request timed out: the client did not answer ${method} within ${timeoutMs} ms; the request was cancelled.`,
+              { method, timeoutMs },
+            ),
+          );
+        }, Math.max(0, timeoutMs));
+      }
       this.#pending.set(key, {
         resolve: (value) => {
-          signal?.removeEventListener("abort", onAbort);
+          finish();
           resolve(value);
         },
         reject: (error) => {
-          signal?.removeEventListener("abort", onAbort);
+          finish();
           reject(error);
         },
       });
-      this.#send(encodeRequest(id, method, params));
+      this.#send(line);
     });
+  }
+
+  /**
+   * Ask the client to sample its model (`sampling/createMessage`); needs
+   * the client's `sampling` capability. The params are checked (messages,
+   * maxTokens) before anything is sent, and so is the shape of the answer.
+   */
+  async sample(
+    params: CreateMessageParams,
+    options: ClientRequestOptions & { waiter?: string } = {},
+  ): Promise<CreateMessageResult> {
+    const { checkSamplingParams, checkSamplingResult } = await import(
+      "./client_requests.ts"
+    );
+    checkSamplingParams(params);
+    const result = await this.request(
+      "sampling/createMessage",
+      params as JsonObject,
+      options,
+    );
+    return checkSamplingResult(result);
+  }
+
+  /**
+   * Ask the user for input through the client (`elicitation/create`, form
+   * mode); needs the client's `elicitation` capability (with form mode).
+   * `requestedSchema` is checked against the shapes the specification
+   * allows (flat properties of strings, numbers, booleans and enums, with
+   * defaults; titled and multi-select enums from 2025-11-25) before
+   * anything is sent.
+   */
+  async elicit(
+    params: ElicitParams,
+    options: ClientRequestOptions & { waiter?: string } = {},
+  ): Promise<ElicitResult> {
+    const { checkElicitParams, checkElicitResult, supportsFormElicitation } =
+      await import("./client_requests.ts");
+    if (
+      this.declares("elicitation") &&
+      !supportsFormElicitation(this.clientCapabilities?.elicitation)
+    ) {
+      throw new RpcError(
+        ErrorCode.InvalidRequest,
+        'The client declared elicitation without form mode, so the server cannot send it a form (elicitation/create); use a client whose "elicitation" capability includes "form".',
+      );
+    }
+    checkElicitParams(params, this.protocolVersion);
+    const result = await this.request(
+      "elicitation/create",
+      params as JsonObject,
+      options,
+    );
+    return checkElicitResult(result);
+  }
+
+  /**
+   * The client's roots (`roots/list`); needs the client's `roots`
+   * capability. Resolves with the list the client answered, each root's
+   * `uri` checked to be a string.
+   */
+  async listRoots(
+    options: ClientRequestOptions & { waiter?: string } = {},
+  ): Promise<Root[]> {
+    const { checkRootsResult } = await import("./client_requests.ts");
+    return checkRootsResult(
+      await this.request("roots/list", undefined, options),
+    );
   }
 
   /**
@@ -181,9 +378,16 @@ export class Session {
   close(): void {
     if (this.state === "closed") return;
     this.state = "closed";
-    for (const pending of this.#pending.values()) {
+    for (const pending of [...this.#pending.values()]) {
       pending.reject(new Error("The session closed."));
     }
     this.#pending.clear();
+    for (const listener of this.#onClose.splice(0)) listener();
+  }
+
+  /** Call `listener` once when the session closes (at once if it has). */
+  onClose(listener: () => void): void {
+    if (this.state === "closed") listener();
+    else this.#onClose.push(listener);
   }
 }

@@ -4,10 +4,18 @@
  * @module
  */
 
+import type {
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitParams,
+  ElicitResult,
+  Root,
+} from "./client_requests.ts";
 import type { JsonObject } from "./jsonrpc.ts";
 import type { SchemaCheck, SchemaFailure } from "./json_schema.ts";
-import type { Session } from "./session.ts";
 import type { Icon } from "./icon.ts";
+import type { LoggingLevel } from "./logging.ts";
+import type { ClientRequestOptions, Session } from "./session.ts";
 import { trackLoading } from "./loading.ts";
 import { schemaDialect } from "./schema_dialect.ts";
 
@@ -73,9 +81,49 @@ export interface ToolContext {
   readonly meta: JsonObject | undefined;
   /** Send a notification to this client. */
   notify(method: string, params?: JsonObject): void;
-  /** Send a request to this client and wait for its result. */
-  request(method: string, params?: JsonObject): Promise<unknown>;
+  /**
+   * Send a request to this client and wait for its result. The call's
+   * cancellation cancels it; see {@linkcode Session.request} for timeouts,
+   * capabilities and errors.
+   */
+  request(
+    method: string,
+    params?: JsonObject,
+    options?: ClientRequestOptions,
+  ): Promise<unknown>;
+  /**
+   * Tell the client how far the work has got (`notifications/progress`).
+   * A no-op unless the request carried `_meta.progressToken`; only values
+   * above the last one sent go out, at most one every
+   * {@linkcode PROGRESS_INTERVAL_MS}, and never once the request is
+   * answered or cancelled, so it may be called as often as is convenient.
+   */
+  reportProgress(progress: number, total?: number, message?: string): void;
+  /**
+   * Send a log record to this client (`notifications/message`) when the
+   * level it set with `logging/setLevel` lets `level` through; nothing
+   * when it set none.
+   */
+  log(level: LoggingLevel, data: unknown, logger?: string): void;
+  /** Ask the client to sample its model; see {@linkcode Session.sample}. */
+  sample(
+    params: CreateMessageParams,
+    options?: ClientRequestOptions,
+  ): Promise<CreateMessageResult>;
+  /** Ask the user for input through a form; see {@linkcode Session.elicit}. */
+  elicit(
+    params: ElicitParams,
+    options?: ClientRequestOptions,
+  ): Promise<ElicitResult>;
+  /** The client's roots; see {@linkcode Session.listRoots}. */
+  listRoots(options?: ClientRequestOptions): Promise<Root[]>;
 }
+
+/**
+ * Least time between two `notifications/progress` for one request (ms):
+ * a fast call sends few or none.
+ */
+export const PROGRESS_INTERVAL_MS = 100;
 
 /**
  * A tool: its definition, as listed, and the function that runs it.

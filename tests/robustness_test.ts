@@ -121,10 +121,26 @@ function generate(
       requests++;
       const [method, params, outcome] = pick(extra);
       add(request(id, method, `,"params":${params}`), { id, outcome });
-    } else if (roll < 30) {
+    } else if (roll < 27) {
       const id = uniqueId();
       requests++;
       add(request(id, "ping"), { id, outcome: "result" });
+    } else if (roll < 30) {
+      // Levels at which nothing in this stream is logged: the server's
+      // diagnostics here are debug and info records.
+      const id = uniqueId();
+      requests++;
+      const level = pick([
+        "warning",
+        "error",
+        "critical",
+        "alert",
+        "emergency",
+      ]);
+      add(request(id, "logging/setLevel", `,"params":{"level":"${level}"}`), {
+        id,
+        outcome: "result",
+      });
     } else if (roll < 40) {
       const id = uniqueId();
       requests++;
@@ -133,6 +149,13 @@ function generate(
           [request(id, "ping", ',"params":[1]'), -32602],
           [request(id, "ping", ',"params":"s"'), -32602],
           [request(id, "no/such/method"), -32601],
+          [
+            request(id, "logging/setLevel", ',"params":{"level":"verbose"}'),
+            -32602,
+          ],
+          [request(id, "logging/setLevel", ',"params":{"level":3}'), -32602],
+          [request(id, "logging/setLevel", ',"params":{}'), -32602],
+          [request(id, "logging/setLevel"), -32602],
           [request(id, "initialize", ',"params":{}'), -32600],
           [`{"jsonrpc":"1.0","id":${id},"method":"ping"}`, -32600],
           [`{"id":${id},"method":"ping"}`, -32600],
@@ -287,7 +310,7 @@ Deno.test("robustness: 12,000 generated lines through the real process", async (
   assert.ok(stream.lines >= 10_000);
   const run = await runServer(
     stream.bytes,
-    ["--max-line-bytes", String(MAX_LINE_BYTES)],
+    ["--max-line-bytes", String(MAX_LINE_BYTES), "--features", "logging"],
     "source",
   );
   const stderr = new TextDecoder().decode(run.stderr);

@@ -10,7 +10,10 @@
 export { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
 export { StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";
 export {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
   ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";

@@ -50,15 +50,18 @@ export function macrotask(): Promise<void> {
  * when the current slice of work is used up, and {@linkcode Pacer.pause}
  * then yields a real macrotask so that input (a cancel, a ping) is read.
  * Both throw the abort reason once the call is cancelled, so a loop that
- * paces itself also stops with it.
+ * paces itself also stops with it. `onPause`, when given, runs at each
+ * pause: where a long call reports its progress.
  */
 export class Pacer {
   readonly #signal: AbortSignal;
+  readonly #onPause: (() => void) | undefined;
   #sliceEnd: number;
 
   /** A pacer for the call whose cancellation `signal` carries. */
-  constructor(signal: AbortSignal) {
+  constructor(signal: AbortSignal, onPause?: () => void) {
     this.#signal = signal;
+    this.#onPause = onPause;
     this.#sliceEnd = performance.now() + SLICE_MS;
   }
 
@@ -70,6 +73,7 @@ export class Pacer {
 
   /** Yield to the event loop, then start a new slice. */
   async pause(): Promise<void> {
+    this.#onPause?.();
     await macrotask();
     this.#signal.throwIfAborted();
     this.#sliceEnd = performance.now() + SLICE_MS;

@@ -68,12 +68,18 @@ export function findFilesTool(
       // any work is done.
       const matches = globMatcher(pattern, (await ws.resolve(path)).relative);
       const found: string[] = [];
-      const pacer = new Pacer(ctx.signal);
+      // Progress: entries walked so far (the total is not known).
+      let walked = 0;
+      const pacer = new Pacer(
+        ctx.signal,
+        () => ctx.reportProgress(walked, undefined, `${walked} entries walked`),
+      );
       let truncated = false;
       const skips = walkSkips();
       for await (
         const entry of ws.walk({ path, signal: ctx.signal, skips })
       ) {
+        walked++;
         if (pacer.due()) await pacer.pause();
         if (!entry.isFile || !matches(entry.relative)) continue;
         if (found.length === limit) {

@@ -61,7 +61,16 @@ export function listDirectoryTool(
       const start = await ws.resolve(path);
       const lines: string[] = [];
       const notes: string[] = [];
-      const pacer = new Pacer(ctx.signal);
+      // Progress: entries listed so far (the total is not known).
+      const pacer = new Pacer(
+        ctx.signal,
+        () =>
+          ctx.reportProgress(
+            lines.length,
+            undefined,
+            `${lines.length} entries listed`,
+          ),
+      );
       let truncated = false;
       const skips = walkSkips();
       for await (

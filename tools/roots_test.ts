@@ -57,6 +57,11 @@ function ctxOf(session: Session): ToolContext {
     meta: undefined,
     notify: () => {},
     request: () => Promise.reject(new Error("no client")),
+    reportProgress: () => {},
+    log: () => {},
+    sample: () => Promise.reject(new Error("no client")),
+    elicit: () => Promise.reject(new Error("no client")),
+    listRoots: () => Promise.reject(new Error("no client")),
   };
 }
 

@@ -189,7 +189,17 @@ export function searchTextTool(
         start.info.isDirectory ? start.relative : "",
       );
 
-      const pacer = new Pacer(ctx.signal);
+      // Progress: files looked at so far; the total is known for one file.
+      let examined = 0;
+      const pacer = new Pacer(
+        ctx.signal,
+        () =>
+          ctx.reportProgress(
+            examined,
+            start.info.isFile ? 1 : undefined,
+            `${examined} files examined`,
+          ),
+      );
       const skips = walkSkips();
       // The files to search: the one named, or a walk of the directory.
       async function* files(): AsyncGenerator<
@@ -253,6 +263,7 @@ export function searchTextTool(
       };
       try {
         for await (const file of files()) {
+          examined++;
           if (pacer.due()) await pacer.pause();
           if (matches.length >= limit) break;
           if (file.size > caps.maxReadBytes) {

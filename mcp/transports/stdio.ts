@@ -115,9 +115,8 @@ export class StdioTransport implements Transport {
         decoder.push(chunk);
         // Reading pauses while the client does not read what it asked for,
         // and while the connection holds too much: a flood costs bounded
-        // memory. (Were all handlers waiting on the client with thousands
-        // of requests behind them, the pause would stall them; this
-        // server's handlers never wait on the client.)
+        // memory. (The connection does not ask for a pause while a handler
+        // waits on the client, whose answer must be read.)
         if (writer.backlog > HIGH_WATER_CHARS) {
           await reader.pause(writer.idle());
         }
