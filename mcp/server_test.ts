@@ -1,6 +1,5 @@
 import { strict as assert } from "node:assert";
-import { handlers } from "../handlers/mod.ts";
-import { encodeResult, RpcError } from "./jsonrpc.ts";
+import { EMPTY_RESULT, encodeResult, RpcError } from "./jsonrpc.ts";
 import type { Logger } from "./log.ts";
 import { type Handler, lazyHandler, McpServer } from "./server.ts";
 import { Session } from "./session.ts";
@@ -236,7 +235,7 @@ Deno.test("server: a handler that throws gets -32603, the stack goes to the log 
   const server = new McpServer({
     info: { name: "example-mcp", version: "1.0.0" },
     handlers: {
-      ...handlers,
+      "ping": () => EMPTY_RESULT,
       "test/throws": () => {
         throw new TypeError("secret internals");
       },

@@ -1,5 +1,4 @@
 import { strict as assert } from "node:assert";
-import { handlers } from "../handlers/mod.ts";
 import type { ResourceChanges, ResourceProvider } from "./resource.ts";
 import { McpServer } from "./server.ts";
 import { Session } from "./session.ts";
@@ -33,7 +32,7 @@ Deno.test("watchResources: nothing before initialized, then subscribed updates a
   const provider = fakeProvider();
   const server = new McpServer({
     info: { name: "example-mcp", version: "1.0.0" },
-    handlers,
+    handlers: {},
     capabilities: {
       tools: {},
       resources: { subscribe: true, listChanged: true },
@@ -71,58 +70,15 @@ Deno.test("watchResources: nothing before initialized, then subscribed updates a
 });
 
 Deno.test("watchResources: no watch without the subscribe capability", () => {
+  // Resources are offered (the map implies `resources: {}`), but no
+  // subscriptions: a provider that can watch is not enough.
   const server = new McpServer({
     info: { name: "example-mcp", version: "1.0.0" },
-    handlers,
+    handlers: { "resources/list": () => ({ resources: [] }) },
     resources: fakeProvider(),
   });
+  assert.deepEqual(server.capabilities, { resources: {} });
   assert.equal(watchResources(server, new Session(() => {})), undefined);
-});
-
-// The subscribe handlers are offered only when the server watches its
-// resources (canSubscribe, here in mcp/watch.ts).
-Deno.test("subscribe handlers: -32601 without --watch; idempotent with it", async () => {
-  const plain = new McpServer({
-    info: { name: "example-mcp", version: "1.0.0" },
-    handlers,
-    resources: fakeProvider(),
-  });
-  const session = new Session(() => {});
-  const call = async (server: McpServer, method: string, params: unknown) =>
-    await server.handle({ jsonrpc: "2.0", id: 1, method, params }, session);
-  assert.deepEqual(
-    ((await call(plain, "resources/subscribe", { uri: "file:///r/a.txt" }))!
-      .error as { code: number }).code,
-    -32601,
-  );
-  const watching = new McpServer({
-    info: { name: "example-mcp", version: "1.0.0" },
-    handlers,
-    capabilities: { resources: { subscribe: true } },
-    resources: fakeProvider(),
-  });
-  for (let i = 0; i < 2; i++) {
-    assert.deepEqual(
-      (await call(watching, "resources/subscribe", { uri: "file:///r/a.txt" }))!
-        .result,
-      {},
-    );
-  }
-  assert.deepEqual([...session.subscriptions], ["file:///r/a.txt"]);
-  for (let i = 0; i < 2; i++) {
-    assert.deepEqual(
-      (await call(watching, "resources/unsubscribe", {
-        uri: "file:///r/a.txt",
-      }))!.result,
-      {},
-    );
-  }
-  assert.equal(session.subscriptions.size, 0);
-  for (const params of [{}, { uri: 7 }, { uri: "no scheme" }]) {
-    const error = (await call(watching, "resources/subscribe", params))!
-      .error as { code: number };
-    assert.equal(error.code, -32602, JSON.stringify(params));
-  }
 });
 
 Deno.test("watchResources: a session's own resources are watched; the server's stop reaching it", () => {
@@ -130,7 +86,7 @@ Deno.test("watchResources: a session's own resources are watched; the server's s
   const own = fakeProvider();
   const server = new McpServer({
     info: { name: "example-mcp", version: "1.0.0" },
-    handlers,
+    handlers: {},
     capabilities: {
       tools: {},
       resources: { subscribe: true, listChanged: true },

@@ -2,8 +2,11 @@
  * Checks that the project's imports point one way: the protocol library
  * (`mcp/`, `handlers/`) stands alone, the workspace knows nothing of MCP,
  * the adapters (`tools/`, `resources/`, `prompts/`) know nothing of the
- * command line, and no module imports itself through others. Run by
- * `deno task layers` (part of `deno task ci`); prints each problem and
+ * command line, and no module imports itself through others. The graph
+ * starts at `main.ts`, `mod.ts` and the unit tests of the layers that
+ * must stand alone (see {@linkcode layerEntries}), so a test is held to its
+ * folder's rules too. Run by `deno task layers` (and by
+ * `scripts/layers_test.ts` in `deno task ci`); prints each problem and
  * exits 1 when there is one.
  *
  * @module
@@ -106,6 +109,54 @@ export function cycles(graph: ImportGraph): string[][] {
   return found;
 }
 
+/**
+ * Folders whose unit tests are entries of the graph: a test there may
+ * import only what its folder may. Tests of `tools/`, `resources/` and
+ * `cli/` are not: they exercise the workspace server as it is wired, and
+ * may use the shared fixtures in `tests/`.
+ */
+export const STANDALONE_TEST_FOLDERS: readonly string[] = [
+  "mcp",
+  "handlers",
+  "workspace",
+];
+
+/**
+ * The entries of the graph under `root`, project-relative and sorted:
+ * `main.ts` and `mod.ts` where they exist, and every `*_test.ts` under
+ * {@linkcode STANDALONE_TEST_FOLDERS}, subfolders included.
+ */
+export async function layerEntries(root: string): Promise<string[]> {
+  const base = root.endsWith("/") ? root : root + "/";
+  const found: string[] = [];
+  for (const top of ["main.ts", "mod.ts"]) {
+    try {
+      if ((await Deno.stat(base + top)).isFile) found.push(top);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+  }
+  const tests: string[] = [];
+  const walk = async (folder: string): Promise<void> => {
+    let entries: Deno.DirEntry[];
+    try {
+      entries = await Array.fromAsync(Deno.readDir(base + folder));
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return;
+      throw error;
+    }
+    for (const entry of entries) {
+      const path = `${folder}/${entry.name}`;
+      if (entry.isDirectory) await walk(path);
+      else if (entry.isFile && entry.name.endsWith("_test.ts")) {
+        tests.push(path);
+      }
+    }
+  };
+  for (const folder of STANDALONE_TEST_FOLDERS) await walk(folder);
+  return [...found, ...tests.sort()];
+}
+
 interface DenoInfo {
   modules?: {
     specifier: string;
@@ -115,6 +166,9 @@ interface DenoInfo {
     }[];
   }[];
 }
+
+// `deno info` processes run at once while the graph is built.
+const INFO_AT_ONCE = 4;
 
 /**
  * The project's import graph as `deno info --json` sees it from
@@ -129,8 +183,7 @@ export async function importGraph(
     specifier?.startsWith(base.href)
       ? decodeURIComponent(specifier.slice(base.href.length))
       : undefined;
-  const graph: ImportGraph = new Map();
-  for (const entry of entries) {
+  const info = async (entry: string): Promise<DenoInfo> => {
     const output = await new Deno.Command(Deno.execPath(), {
       args: ["info", "--json", entry],
       cwd: root,
@@ -138,7 +191,18 @@ export async function importGraph(
       stderr: "inherit",
     }).output();
     if (!output.success) throw new Error(`deno info ${entry} failed`);
-    const info: DenoInfo = JSON.parse(new TextDecoder().decode(output.stdout));
+    return JSON.parse(new TextDecoder().decode(output.stdout));
+  };
+  // A few at a time (one `deno info` per entry); merged in entry order, so
+  // the graph, and the problems found in it, do not depend on timing.
+  const infos: DenoInfo[] = [];
+  for (let i = 0; i < entries.length; i += INFO_AT_ONCE) {
+    infos.push(
+      ...await Promise.all(entries.slice(i, i + INFO_AT_ONCE).map(info)),
+    );
+  }
+  const graph: ImportGraph = new Map();
+  for (const info of infos) {
     for (const module of info.modules ?? []) {
       const from = local(module.specifier);
       if (from === undefined) continue;
@@ -157,12 +221,13 @@ export async function importGraph(
 
 if (import.meta.main) {
   const root = Deno.cwd();
-  const graph = await importGraph(root, ["main.ts", "mod.ts"]);
+  const entries = await layerEntries(root);
+  const graph = await importGraph(root, entries);
   const problems = layerProblems(graph);
   for (const problem of problems) console.error(`layers: ${problem}`);
   const imports = [...graph.values()].reduce((n, s) => n + s.size, 0);
   console.error(
-    `layers: ${graph.size} modules, ${imports} imports, ${problems.length} problems`,
+    `layers: ${entries.length} entries, ${graph.size} modules, ${imports} imports, ${problems.length} problems`,
   );
   Deno.exit(problems.length === 0 ? 0 : 1);
 }

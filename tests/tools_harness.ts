@@ -7,20 +7,20 @@
  */
 
 import { strict as assert } from "node:assert";
+import { DEFAULTS, VERSION } from "../cli/flags.ts";
 import { handlers } from "../handlers/mod.ts";
+import { toolCaps } from "../main.ts";
 import type { JsonObject } from "../mcp/jsonrpc.ts";
 import { McpServer } from "../mcp/server.ts";
 import { Session } from "../mcp/session.ts";
 import { type ToolCaps, workspaceTools } from "../tools/mod.ts";
 import { Workspace } from "../workspace/workspace.ts";
 
-/** The caps tools get in tests unless a test sets its own: the flags' defaults. */
-export const TEST_CAPS: ToolCaps = {
-  maxEntries: 1000,
-  maxMatches: 200,
-  maxReadBytes: 1024 * 1024,
-  maxDepth: 8,
-};
+/**
+ * The caps tools get in tests unless a test sets its own: those the server
+ * gives them when no flag is set (the root plays no part in them).
+ */
+export const TEST_CAPS: ToolCaps = toolCaps({ ...DEFAULTS, root: ["."] });
 
 /** A server over `root` and a session that finished initialize. */
 export async function toolServer(
@@ -35,7 +35,7 @@ export async function toolServer(
     includeIgnored: options.includeIgnored,
   });
   const server = new McpServer({
-    info: { name: "shipcode-mcp", version: "1.0.0" },
+    info: { name: "shipcode-mcp", version: VERSION },
     handlers,
     protocolVersions: ["2025-11-25", "2025-06-18"],
   });

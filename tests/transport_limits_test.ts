@@ -1,8 +1,9 @@
 /**
- * The transport's limits, through the real server process: pings are not
- * held behind long searches, SIGTERM and end of input end the process even
- * when the client never reads stdout, and memory stays bounded under big
- * unread answers and a flood of queued searches.
+ * The connection's limits (`mcp/connection.ts`), through the real server
+ * process on stdio: pings are not held behind long searches, SIGTERM and
+ * end of input end the process even when the client never reads stdout,
+ * and memory stays bounded under big unread answers and a flood of queued
+ * searches.
  *
  * Only the `source` target runs these: the bundle is the same code, and
  * each case costs seconds.

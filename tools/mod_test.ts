@@ -9,7 +9,8 @@
 import { strict as assert } from "node:assert";
 import { createServer } from "../main.ts";
 import { parseFlags } from "../cli/flags.ts";
-import type { JsonObject } from "../mcp/jsonrpc.ts";
+import { isObject, type JsonObject } from "../mcp/jsonrpc.ts";
+import type { Tool } from "../mcp/tool.ts";
 import { makeTempWorkspace, SECRET } from "../tests/tools_fixture.ts";
 import { callRaw, toolServer } from "../tests/tools_harness.ts";
 import { workspaceToolNames } from "../tests/tool_names.ts";
@@ -111,6 +112,53 @@ function hostilePaths(base: string, root: string): string[] {
   ];
 }
 
+/**
+ * What a tool needs beside its path to get as far as reading it, by tool
+ * name; each entry is called with every hostile path. A tool not named
+ * here is called with its path alone.
+ */
+const EXTRA_ARGUMENTS: Readonly<Record<string, readonly JsonObject[]>> = {
+  find_files: [{ pattern: "*" }],
+  search_text: [{ query: "SECRET" }, { query: "S.CRET", regex: true }],
+};
+
+/**
+ * A call (tool name, and the arguments for a path) for every registered
+ * tool whose inputSchema has a `path`: a new tool is covered without an
+ * edit here, unless it requires more than a path.
+ */
+function pathCalls(
+  tools: readonly Tool[],
+): [string, (path: string) => JsonObject][] {
+  const calls: [string, (path: string) => JsonObject][] = [];
+  const withPath = tools.filter((tool) =>
+    isObject(tool.inputSchema.properties) &&
+    "path" in tool.inputSchema.properties
+  );
+  for (const name of Object.keys(EXTRA_ARGUMENTS)) {
+    assert.ok(
+      withPath.some((tool) => tool.name === name),
+      `EXTRA_ARGUMENTS names ${name}, which is no tool that takes a path`,
+    );
+  }
+  for (const tool of withPath) {
+    const required = tool.inputSchema.required;
+    for (const extra of EXTRA_ARGUMENTS[tool.name] ?? [{}]) {
+      const missing = (Array.isArray(required) ? required : []).filter(
+        (name) => name !== "path" && !(name in extra),
+      );
+      assert.deepEqual(
+        missing,
+        [],
+        `${tool.name} requires ${missing.join(", ")} beside its path: ` +
+          `add them to EXTRA_ARGUMENTS`,
+      );
+      calls.push([tool.name, (path) => ({ ...extra, path })]);
+    }
+  }
+  return calls;
+}
+
 Deno.test("path escape: every hostile path is refused by every tool, the secret never leaks", async () => {
   await using tmp = await makeTempWorkspace();
   await Deno.mkdir(`${tmp.root}/.git`);
@@ -119,14 +167,8 @@ Deno.test("path escape: every hostile path is refused by every tool, the secret 
   const { server, session } = await toolServer(tmp.root);
   const paths = hostilePaths(tmp.base, tmp.root);
   assert.ok(paths.length >= 30, `only ${paths.length} hostile paths`);
-  const calls: [string, (p: string) => Record<string, unknown>][] = [
-    ["read_file", (path) => ({ path })],
-    ["file_info", (path) => ({ path })],
-    ["list_directory", (path) => ({ path })],
-    ["find_files", (path) => ({ pattern: "*", path })],
-    ["search_text", (path) => ({ query: "SECRET", path })],
-    ["search_text", (path) => ({ query: "S.CRET", regex: true, path })],
-  ];
+  const calls = pathCalls(server.tools.list());
+  assert.ok(calls.length > 0, "no registered tool takes a path");
   try {
     for (const path of paths) {
       for (const [tool, args] of calls) {
@@ -208,10 +250,6 @@ const REFUSED = [
 ];
 
 const TYPES = ["object", "array", "string", "integer", "number", "boolean"];
-
-function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** Why `schema` (at `where`) is not portable; empty when it is. */
 export function portabilityProblems(

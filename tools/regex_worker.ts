@@ -106,9 +106,9 @@ function startWorker(): Worker {
     new Blob([WORKER_SOURCE], { type: "application/javascript" }),
   );
   const w = new Worker(workerUrl, { type: "module" });
-  // A worker's start-up is code loading, which the transport does not count
-  // against a call's place in the order of answers: it lasts until the
-  // worker first answers or fails.
+  // A worker's start-up is code loading, which the connection does not
+  // count against a call's place in the order of answers (mcp/loading.ts):
+  // it lasts until the worker first answers or fails.
   const booted = Promise.withResolvers<void>();
   trackLoading(booted.promise);
   booting = booted.resolve;

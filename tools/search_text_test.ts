@@ -4,6 +4,11 @@ import { call, textOf, toolServer } from "../tests/tools_harness.ts";
 import { stopRegexWorker } from "./regex_worker.ts";
 import { linearEngineAvailable } from "./regex.ts";
 import type { JsonObject } from "../mcp/jsonrpc.ts";
+import {
+  canDropPrivileges,
+  runUnprivileged,
+  UNPRIVILEGED_HOW,
+} from "../tests/unprivileged.ts";
 
 /** The path:line:text lines of a search_text answer, without its notes. */
 function hitsOf(result: { content: JsonObject[] }): string[] {
@@ -171,4 +176,46 @@ Deno.test("search_text: a regex search whose matches come first stops early", as
     stopRegexWorker();
     await Deno.remove(root, { recursive: true });
   }
+});
+
+Deno.test({
+  name:
+    `search_text: unreadable files are skipped and counted (${UNPRIVILEGED_HOW})`,
+  ignore: !canDropPrivileges,
+  async fn() {
+    const base = await Deno.realPath(
+      await Deno.makeTempDir({ prefix: "shipcode-search-" }),
+    );
+    try {
+      await Deno.chmod(base, 0o755);
+      await Deno.writeTextFile(`${base}/ok.txt`, "readable text\n");
+      await Deno.mkdir(`${base}/locked_dir`);
+      await Deno.writeTextFile(`${base}/locked_dir/inner.txt`, "hidden text\n");
+      await Deno.writeTextFile(`${base}/locked.txt`, "locked text\n");
+      await Deno.mkdir(`${base}/sub`);
+      await Deno.writeTextFile(`${base}/sub/y.txt`, "readable text\n");
+      await Deno.chmod(`${base}/locked_dir`, 0o000);
+      await Deno.chmod(`${base}/locked.txt`, 0o000);
+      const result = await runUnprivileged(
+        `
+        const { Workspace } = await import(Deno.args[0]);
+        const { searchTextTool } = await import(Deno.args[1]);
+        const ws = await Workspace.open(Deno.args[2]);
+        const tool = searchTextTool(ws, { maxMatches: 100, maxReadBytes: 1 << 20 });
+        const search = await tool.run({ query: "text" }, { signal: new AbortController().signal });
+        console.log(JSON.stringify({ uid: Deno.uid(), search: search.structuredContent }));
+      `,
+        [
+          new URL("../workspace/workspace.ts", import.meta.url).href,
+          new URL("./search_text.ts", import.meta.url).href,
+          base,
+        ],
+      ) as { search: { count: number; filesSkipped: number } };
+      assert.equal(result.search.count, 2);
+      assert.equal(result.search.filesSkipped, 1);
+    } finally {
+      await Deno.chmod(`${base}/locked_dir`, 0o755).catch(() => {});
+      await Deno.remove(base, { recursive: true });
+    }
+  },
 });

@@ -1,0 +1,58 @@
+/**
+ * Running a script as a user without privileges, for tests of files it
+ * may not read: root reads everything, so as root the script runs as uid
+ * 65534 through `setpriv`; any other user runs it as itself.
+ *
+ * @module
+ */
+
+import { strict as assert } from "node:assert";
+
+const asRoot = Deno.uid() === 0;
+const hasSetpriv = asRoot &&
+  await new Deno.Command("setpriv", { args: ["--version"] }).output()
+    .then((o) => o.success, () => false);
+
+/** Whether {@linkcode runUnprivileged} can run here (false: root without setpriv). */
+export const canDropPrivileges: boolean = !asRoot || hasSetpriv;
+
+/** How a test of unreadable files names its way of running, in its title. */
+export const UNPRIVILEGED_HOW: string = canDropPrivileges
+  ? "run as uid 65534 via setpriv"
+  : "skipped: running as root without setpriv";
+
+/**
+ * Run `script` (`deno eval`, with `Deno.args` = `args`) as a user without
+ * privileges; it must succeed and print one JSON value, which is returned.
+ * The user's id is checked not to be root's.
+ */
+export async function runUnprivileged(
+  script: string,
+  args: readonly string[],
+): Promise<unknown> {
+  const deno = Deno.execPath();
+  const evalArgs = ["eval", `${script}\n`, ...args];
+  const denoDir = await Deno.makeTempDir({ prefix: "shipcode-deno-dir-" });
+  try {
+    await Deno.chmod(denoDir, 0o777);
+    const command = asRoot
+      ? new Deno.Command("setpriv", {
+        args: [
+          "--reuid=65534",
+          "--regid=65534",
+          "--clear-groups",
+          deno,
+          ...evalArgs,
+        ],
+        env: { DENO_DIR: denoDir, HOME: denoDir, NO_COLOR: "1" },
+      })
+      : new Deno.Command(deno, { args: evalArgs });
+    const out = await command.output();
+    assert.ok(out.success, new TextDecoder().decode(out.stderr));
+    const result = JSON.parse(new TextDecoder().decode(out.stdout));
+    assert.notEqual(result.uid, 0, "the script must report Deno.uid() as uid");
+    return result;
+  } finally {
+    await Deno.remove(denoDir, { recursive: true });
+  }
+}
