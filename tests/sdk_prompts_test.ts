@@ -57,6 +57,7 @@ for (const t of TARGETS) {
       // The SDK's parsed copy does not keep the wire's key order.
       assert.deepEqual(Object.keys(capabilities).sort(), [
         "completions",
+        "logging",
         "prompts",
         "resources",
         "tools",
