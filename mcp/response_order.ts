@@ -204,6 +204,9 @@ export class ResponseOrder {
   }
 
   #arm(ms: number): void {
+    // No limit (`maxWaitMs: Infinity`): nothing to time. (A timer of
+    // Infinity ms would fire at once, over and over.)
+    if (!Number.isFinite(ms)) return;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#expire();

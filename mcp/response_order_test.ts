@@ -109,3 +109,24 @@ Deno.test("ResponseOrder: room() resolves once few enough places are held", asyn
   assert.equal(resolved, true);
   order.close();
 });
+
+Deno.test("ResponseOrder: with maxWaitMs Infinity an answer waits as long as it takes, without a timer", async () => {
+  const out = recorder();
+  let checks = 0;
+  const order = new ResponseOrder(out.write, {
+    maxWaitMs: Infinity,
+    // Asked each time a wait expires: counts how often a timer fired.
+    loading: () => {
+      checks++;
+      return undefined;
+    },
+  });
+  const slow = order.add("slow");
+  order.now("quick", "quick");
+  await sleep(30);
+  assert.deepEqual(out.written, []);
+  assert.equal(checks, 0, "no timer fired");
+  order.complete(slow, "slow");
+  assert.deepEqual(out.written, ["slow", "quick"]);
+  order.close();
+});
