@@ -9,7 +9,7 @@
  * transport; run as a program this module serves it on stdio:
  *
  * ```sh
- * deno run --allow-read examples/conformance_server.ts
+ * deno run --allow-read --no-prompt examples/conformance_server.ts
  * ```
  *
  * Fixtures beyond the 2025-06-18 and 2025-11-25 scenarios:
