@@ -229,6 +229,8 @@ export {
 } from "./mcp/protocol_versions.ts";
 export type { SchemaCheck, SchemaFailure } from "./mcp/json_schema.ts";
 export type * from "./mcp/resource.ts";
+export { resourceNotFound, uriParam } from "./mcp/resource.ts";
+export { canSubscribe, watchResources } from "./mcp/watch.ts";
 export {
   completionHandlers,
   handlers,

@@ -146,6 +146,29 @@ Deno.test("list changes reach initialized sessions whose server declared them", 
   assert.equal(transport.notifications().length, 3);
 });
 
+Deno.test("a prompt registered or unregistered at run time is announced", async () => {
+  const server = new McpServer({
+    handlers: { ...handlers, "prompts/list": () => ({ prompts: [] }) },
+    info: { name: "example-mcp", version: "1.0.0" },
+    capabilities: { prompts: { listChanged: true } },
+  });
+  const transport = new MemoryTransport();
+  const served = serve(server, transport);
+  transport.feed(INITIALIZE, INITIALIZED);
+  await tick();
+  const prompt = { name: "late", get: () => ({ messages: [] }) };
+  server.prompts.register(prompt);
+  assert.equal(server.prompts.unregister("late"), true);
+  assert.equal(server.prompts.unregister("late"), false);
+  assert.equal(server.prompts.get("late"), undefined);
+  assert.deepEqual(transport.notifications(), [
+    "notifications/prompts/list_changed",
+    "notifications/prompts/list_changed",
+  ]);
+  transport.end();
+  await served;
+});
+
 Deno.test("list changes: nothing without the capability, nothing for the setup's own", async () => {
   let setupRan = false;
   for (const listChanged of [false, true]) {

@@ -158,6 +158,11 @@ export function promptDefinition(prompt: Prompt): JsonObject {
 export class PromptRegistry {
   readonly #prompts = new Map<string, Prompt>();
   #sorted: Prompt[] | undefined;
+  /**
+   * Called after each change of the set of prompts (a server sets it to
+   * announce `notifications/prompts/list_changed`).
+   */
+  onChange: (() => void) | undefined;
 
   /** Add a prompt; its name, and each argument's name, must be new. */
   register(prompt: Prompt): void {
@@ -180,6 +185,15 @@ export class PromptRegistry {
     }
     this.#prompts.set(prompt.name, prompt);
     this.#sorted = undefined;
+    this.onChange?.();
+  }
+
+  /** Remove the prompt called `name`; returns whether there was one. */
+  unregister(name: string): boolean {
+    if (!this.#prompts.delete(name)) return false;
+    this.#sorted = undefined;
+    this.onChange?.();
+    return true;
   }
 
   /** The prompt called `name`, if any. */

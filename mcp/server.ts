@@ -452,6 +452,7 @@ export class McpServer {
     this.#setup = options.setup;
     this.#setupPending = options.setup !== undefined;
     this.tools.onChange = () => this.listChanged("tools");
+    this.prompts.onChange = () => this.listChanged("prompts");
   }
 
   /**
@@ -465,9 +466,9 @@ export class McpServer {
   /**
    * Announce that the server's `kind` list changed: every listener (each
    * connection has one, see {@linkcode McpServer.onListChanged}) tells its
-   * session, where the capabilities declare `listChanged`. The tool
-   * registry calls it on every change; a prompt or resource registry
-   * calls it itself. Changes made before the server's setup has finished
+   * session, where the capabilities declare `listChanged`. The tool and
+   * prompt registries call it on every change; whoever changes the
+   * resources calls it for them. Changes made before the server's setup has finished
    * are its starting state and are not announced.
    */
   listChanged(kind: ListKind): void {

@@ -202,7 +202,7 @@ Deno.test({
         const { searchTextTool } = await import(Deno.args[1]);
         const ws = await Workspace.open(Deno.args[2]);
         const tool = searchTextTool(ws, { maxMatches: 100, maxReadBytes: 1 << 20 });
-        const search = await tool.run({ query: "text" }, { signal: new AbortController().signal });
+        const search = await tool.run({ query: "text" }, { signal: new AbortController().signal, reportProgress() {} });
         console.log(JSON.stringify({ uid: Deno.uid(), search: search.structuredContent }));
       `,
         [
