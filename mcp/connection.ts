@@ -431,7 +431,9 @@ class Connection implements Receiver {
       this.#order.close();
       return;
     }
-    session.close();
+    // Work in flight may still send notifications ahead of its answer;
+    // only requests to the client are over.
+    session.endInput();
     if (this.#options.signal?.aborted) {
       // Stopped: requests that have not started will not.
       const waiting = this.#waiting;
@@ -452,6 +454,7 @@ class Connection implements Receiver {
       transport,
       log: (text) => this.#server.logger.log("warn", text),
     });
+    session.close();
     this.#order.close();
   }
 

@@ -718,3 +718,26 @@ Deno.test("serve: the transport is told the connection's drain timeout", async (
   transport.end();
   await done;
 });
+
+Deno.test("serve: after the input ends, work in flight still sends its notifications ahead of its answer, but cannot ask the client", async () => {
+  const server = serverWith({
+    "test/late": async (_params, ctx) => {
+      await sleep(30);
+      ctx.notify("notifications/message", { level: "info", data: "late" });
+      const asked = await ctx.request("roots/list").then(
+        () => "answered",
+        (error: Error) => error.message,
+      );
+      return { asked };
+    },
+  });
+  const transport = new MemoryTransport();
+  const done = serve(server, transport);
+  transport.feed(call(1, "test/late"));
+  transport.end();
+  await done;
+  assert.deepEqual(transport.texts(), [
+    '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"late"}}',
+    `{"jsonrpc":"2.0","id":1,"result":{"asked":"The client's input ended; it can no longer answer requests."}}`,
+  ]);
+});

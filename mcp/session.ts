@@ -126,6 +126,7 @@ export class Session {
   onCancelled: ((key: string) => void) | undefined;
 
   readonly #send: SendFn;
+  #inputEnded = false;
   readonly #pending = new Map<string, PendingRequest>();
   readonly #onClose: (() => void)[] = [];
   #nextId = 0;
@@ -192,8 +193,14 @@ export class Session {
     params?: JsonObject,
     options: ClientRequestOptions & { waiter?: string } = {},
   ): Promise<unknown> {
-    if (this.state === "closed") {
-      return Promise.reject(new Error("The session is closed."));
+    if (this.state === "closed" || this.#inputEnded) {
+      return Promise.reject(
+        new Error(
+          this.state === "closed"
+            ? "The session is closed."
+            : "The client's input ended; it can no longer answer requests.",
+        ),
+      );
     }
     const capability = CLIENT_CAPABILITY_OF[method];
     if (capability !== undefined && !this.declares(capability)) {
@@ -377,12 +384,26 @@ export class Session {
    */
   close(): void {
     if (this.state === "closed") return;
+    this.endInput("The session closed.");
     this.state = "closed";
+    for (const listener of this.#onClose.splice(0)) listener();
+  }
+
+  /**
+   * The client's input ended: it can no longer answer, so requests waiting
+   * on it fail and new ones are refused, while notifications (progress,
+   * log records) still go out as the work in flight finishes, ahead of its
+   * answers. {@linkcode Session.close} follows once that work is done.
+   */
+  endInput(
+    reason = "The client's input ended; it can no longer answer requests.",
+  ): void {
+    if (this.#inputEnded) return;
+    this.#inputEnded = true;
     for (const pending of [...this.#pending.values()]) {
-      pending.reject(new Error("The session closed."));
+      pending.reject(new Error(reason));
     }
     this.#pending.clear();
-    for (const listener of this.#onClose.splice(0)) listener();
   }
 
   /** Call `listener` once when the session closes (at once if it has). */
