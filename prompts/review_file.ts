@@ -70,7 +70,10 @@ export function reviewFilePrompt(source: PromptSource): Prompt {
           `"${args.path}" is not a file; review_file takes a file (use summarize_directory for a directory).`,
         );
       }
-      const uri = resources.uris.uriOf(resolved.relative);
+      const uri = resources.uriOfPath(resolved.relative);
+      // A file of the view always has a URI; only the top of several
+      // roots has none, and it is no file.
+      if (uri === undefined) throw new TypeError(`no URI for ${args.path}`);
       const [contents] = await resources.read(uri, ctx.signal);
       const focus = args.focus === undefined || args.focus === ""
         ? "correctness first, then readability"
