@@ -44,7 +44,7 @@ export function summarizeDirectoryPrompt(source: PromptSource): Prompt {
       const name = resolved.relative !== ""
         ? resolved.relative
         : uri === undefined
-        ? "the roots served"
+        ? "the workspace (each top-level directory is a root)"
         : "the workspace root";
       const result = await list.run(
         { path: resolved.relative, depth: LISTING_DEPTH },
