@@ -11,6 +11,7 @@ import type { ResourceContents } from "../mcp/resource.ts";
 import type { PathResources } from "../resources/provider.ts";
 import type { ToolCaps } from "../tools/common.ts";
 import { completePath } from "../workspace/complete_path.ts";
+import { WorkspaceError } from "../workspace/errors.ts";
 import type { WorkspaceView } from "../workspace/roots.ts";
 
 /** What a workspace prompt is made from. */
@@ -32,6 +33,27 @@ export function pathCompleter(
   options: { directoriesOnly?: boolean } = {},
 ): Completer {
   return (value, { signal }) => completePath(ws, value, { ...options, signal });
+}
+
+/**
+ * The contents of the file at `path`, a path of the view as it resolved
+ * (`(await workspace.resolve(p)).relative`), read as a resource. A path no
+ * resource URI names (the top of several roots) is refused as no file.
+ */
+export async function readPath(
+  resources: PathResources,
+  path: string,
+  signal: AbortSignal,
+): Promise<ResourceContents[]> {
+  const uri = resources.uriOfPath(path);
+  if (uri === undefined) {
+    throw new WorkspaceError(
+      "not_a_file",
+      path,
+      `"${path}" is not a file; name a file inside a root.`,
+    );
+  }
+  return await resources.read(uri, signal);
 }
 
 /** An embedded-resource content block for `contents`. */
