@@ -14,7 +14,6 @@ import {
   type ResourceContents,
   resourceNotFound,
   type ResourcePage,
-  type ResourceProvider,
   type ResourceTemplate,
   type ResourceWatch,
 } from "../mcp/resource.ts";
