@@ -35,7 +35,7 @@ import {
 import { serveStdio } from "./mcp/transports/stdio.ts";
 import { writeAll } from "./mcp/write_all.ts";
 import type { ToolCaps } from "./tools/mod.ts";
-import type { ClientRoots, Served, ServeOptions } from "./tools/roots.ts";
+import type { ClientRoots, ServeOptions } from "./tools/roots.ts";
 
 /**
  * Make the server `shipcode-mcp` runs for `config`. Nothing of the
@@ -115,8 +115,9 @@ export function toolCaps(config: Config): ToolCaps {
 
 /**
  * Open the roots (`--root`, each; else the current directory) and register
- * their tools and resources on `server`. Without --root, returns what
- * follows each session's client roots, its tools registered instead.
+ * their tools, resources and (with the `prompts` feature) prompts on
+ * `server`. Without --root, returns what follows each session's client
+ * roots, its tools and prompts registered instead.
  */
 async function openWorkspace(
   server: McpServer,
@@ -140,11 +141,14 @@ async function openWorkspace(
   const given = config.root.length > 0;
   const served = await openServed(given ? config.root : [Deno.cwd()], options);
   server.resources = served.resources;
-  if (config.features.includes("prompts")) {
-    await registerPrompts(server, served, toolCaps(config));
-  }
+  const prompts = config.features.includes("prompts")
+    ? await import("./prompts/mod.ts")
+    : undefined;
   if (given) {
     for (const tool of served.tools) server.tools.register(tool);
+    for (const prompt of prompts?.servedPrompts(served, options.caps) ?? []) {
+      server.prompts.register(prompt);
+    }
     return undefined;
   }
   const clientRoots = new ClientRoots({
@@ -155,33 +159,11 @@ async function openWorkspace(
     server,
   });
   for (const tool of clientRoots.tools()) server.tools.register(tool);
+  // The prompts, like the tools, serve each session its client's roots.
+  const sessionPrompts =
+    prompts?.sessionPrompts(clientRoots, served, options.caps) ?? [];
+  for (const prompt of sessionPrompts) server.prompts.register(prompt);
   return clientRoots;
-}
-
-/**
- * Register the workspace prompts over `served`. They serve one root, given
- * by --root or the current directory; over several roots, or a client's own
- * roots, none is registered yet.
- */
-async function registerPrompts(
-  server: McpServer,
-  served: Served,
-  caps: ToolCaps,
-): Promise<void> {
-  const [{ Workspace }, { WorkspaceResources }, { workspacePrompts }] =
-    await Promise.all([
-      import("./workspace/workspace.ts"),
-      import("./resources/provider.ts"),
-      import("./prompts/mod.ts"),
-    ]);
-  const { view: workspace, resources } = served;
-  if (
-    !(workspace instanceof Workspace) ||
-    !(resources instanceof WorkspaceResources)
-  ) return;
-  for (const prompt of workspacePrompts({ workspace, resources, caps })) {
-    server.prompts.register(prompt);
-  }
 }
 
 const encoder = new TextEncoder();

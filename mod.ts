@@ -179,6 +179,8 @@ export {
   type Prompt,
   type PromptArgs,
   type PromptArgument,
+  type PromptCompleter,
+  type PromptCompletionContext,
   type PromptContext,
   promptDefinition,
   type PromptMessage,

@@ -95,7 +95,7 @@ async function completePrompt(
   }
   return argument.complete === undefined
     ? NONE
-    : await argument.complete(value, context);
+    : await argument.complete(value, { ...context, session: ctx.session });
 }
 
 async function completeTemplate(
@@ -111,7 +111,11 @@ async function completeTemplate(
       'a "ref/resource" reference needs "uri", a URI template from resources/templates/list.',
     );
   }
-  const resources = ctx.server.resources;
+  // The session's own resources (its client's roots) when it has them;
+  // a provider still finding them says so, and its templates are those
+  // of what it will serve.
+  const resources = ctx.server.resourcesFor(ctx.session);
+  await resources?.settled?.();
   const template = resources?.templates().find((t) => t.uriTemplate === uri);
   if (resources === undefined || template === undefined) {
     throw invalidParams(

@@ -86,10 +86,26 @@ const basics: HandlerMap = {
   },
 };
 
-function serverWith(extra: Record<string, Handler> = {}): McpServer {
+/**
+ * A server answering `basics` and `extra`. What it logs goes to `logged`
+ * (`LEVEL: message detail`), never to the test run's stderr.
+ */
+function serverWith(
+  extra: Record<string, Handler> = {},
+  logged: string[] = [],
+): McpServer {
   return new McpServer({
     handlers: { ...basics, ...extra },
     info: { name: "example-mcp", version: "1.0.0" },
+    logger: {
+      level: "debug",
+      log: (level, message, detail) =>
+        logged.push(
+          detail === undefined
+            ? `${level}: ${message}`
+            : `${level}: ${message} ${String(detail)}`,
+        ),
+    },
   });
 }
 
@@ -571,10 +587,14 @@ Deno.test("serve: past maxRequestsInFlight a request is refused at once with a c
   );
 });
 
+const SESSION_CLOSED =
+  "error: handler for test/ask threw: Error: The session closed.";
+
 Deno.test("serve: handlers waiting on the client count towards maxRequestsInFlight", async () => {
+  const logged: string[] = [];
   const server = serverWith({
     "test/ask": async (_params, ctx) => await ctx.request("roots/list"),
-  });
+  }, logged);
   const transport = new MemoryTransport();
   const done = serve(server, transport, { maxRequestsInFlight: 3 });
   transport.feed(INIT_WITH_SAMPLING);
@@ -587,11 +607,16 @@ Deno.test("serve: handlers waiting on the client count towards maxRequestsInFlig
   assert.deepEqual(refused.map((m) => m.id), [4, 5]);
   transport.end();
   await done;
+  // The three waiting on the client fail when the session closes, and
+  // say so in the log; the refused ones never ran.
+  await sleep(0);
+  assert.deepEqual(logged, [SESSION_CLOSED, SESSION_CLOSED, SESSION_CLOSED]);
 });
 
 Deno.test("serve: reading does not pause for held requests while a handler waits on the client", async () => {
   const first = Promise.withResolvers<void>();
   const never = Promise.withResolvers<void>();
+  const logged: string[] = [];
   const server = serverWith({
     "test/ask": async (_params, ctx) => await ctx.request("roots/list"),
     "test/first": async () => {
@@ -602,7 +627,7 @@ Deno.test("serve: reading does not pause for held requests while a handler waits
       await never.promise;
       return {};
     },
-  });
+  }, logged);
   const transport = new MemoryTransport();
   const done = serve(server, transport, { maxWaitMs: 60_000 });
   transport.feed(INIT_WITH_SAMPLING);
@@ -628,6 +653,8 @@ Deno.test("serve: reading does not pause for held requests while a handler waits
   assert.equal(transport.receiver!.pressure(), undefined);
   transport.end("abandoned");
   await done;
+  await sleep(0);
+  assert.deepEqual(logged, [SESSION_CLOSED]);
 });
 
 Deno.test("serve: reading pauses at half of maxRequestsInFlight and resumes at a quarter, so a pausing client is not refused", async () => {

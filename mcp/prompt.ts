@@ -9,11 +9,30 @@
 
 import type { JsonObject } from "./jsonrpc.ts";
 import type { ContentBlock, ToolContext } from "./tool.ts";
-import type { Completer } from "./completion.ts";
+import type { Completion, CompletionContext } from "./completion.ts";
 import type { Icon } from "./icon.ts";
 
 /** What a prompt's `get` and its completers get beside their arguments. */
 export type PromptContext = ToolContext;
+
+/**
+ * What a prompt argument's completer gets beside the value typed: the
+ * completion context and the session the request came on (a completer
+ * whose values depend on what that session is served reads it here).
+ */
+export interface PromptCompletionContext extends CompletionContext {
+  /** The session the `completion/complete` request came on. */
+  readonly session: ToolContext["session"];
+}
+
+/**
+ * Suggests values for a prompt argument as it is typed; any `Completer`
+ * (mcp/completion.ts) is one.
+ */
+export type PromptCompleter = (
+  value: string,
+  context: PromptCompletionContext,
+) => string[] | Completion | Promise<string[] | Completion>;
 
 /** One argument of a prompt. */
 export interface PromptArgument {
@@ -26,7 +45,7 @@ export interface PromptArgument {
   /** Whether `prompts/get` must carry it. */
   readonly required?: boolean;
   /** Suggests values for `completion/complete`. */
-  readonly complete?: Completer;
+  readonly complete?: PromptCompleter;
 }
 
 /** One message of a `prompts/get` result. */

@@ -70,11 +70,10 @@ export function explainSearchPrompt(source: PromptSource): Prompt {
         },
       }];
       for (const path of files) {
+        const uri = resources.uriOfPath(path);
+        if (uri === undefined) continue;
         try {
-          const [contents] = await resources.read(
-            resources.uris.uriOf(path),
-            ctx.signal,
-          );
+          const [contents] = await resources.read(uri, ctx.signal);
           messages.push({ role: "user", content: embedded(contents) });
         } catch (error) {
           // Too large or gone since the search: the hits still stand.

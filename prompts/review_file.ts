@@ -9,7 +9,12 @@ import type { CompletionContext } from "../mcp/completion.ts";
 import { definePrompt, type Prompt } from "../mcp/prompt.ts";
 import type { ContentBlock } from "../mcp/tool.ts";
 import { WorkspaceError } from "../workspace/workspace.ts";
-import { embedded, pathCompleter, type PromptSource } from "./common.ts";
+import {
+  embedded,
+  pathCompleter,
+  type PromptSource,
+  readPath,
+} from "./common.ts";
 
 /** What a review can focus on, in the order they are suggested. */
 export const REVIEW_FOCUSES = [
@@ -70,8 +75,11 @@ export function reviewFilePrompt(source: PromptSource): Prompt {
           `"${args.path}" is not a file; review_file takes a file (use summarize_directory for a directory).`,
         );
       }
-      const uri = resources.uris.uriOf(resolved.relative);
-      const [contents] = await resources.read(uri, ctx.signal);
+      const [contents] = await readPath(
+        resources,
+        resolved.relative,
+        ctx.signal,
+      );
       const focus = args.focus === undefined || args.focus === ""
         ? "correctness first, then readability"
         : args.focus;

@@ -38,16 +38,20 @@ export function summarizeDirectoryPrompt(source: PromptSource): Prompt {
     async get(args, ctx) {
       const path = args.path ?? "";
       const resolved = await workspace.resolve(path);
-      const name = resolved.relative === ""
-        ? "the workspace root"
-        : resolved.relative;
+      const base = resolved.relative === "" ? "" : `${resolved.relative}/`;
+      // The top of several roots has no URI: its listing comes as text.
+      const uri = resources.uriOfPath(base);
+      const name = resolved.relative !== ""
+        ? resolved.relative
+        : uri === undefined
+        ? "the workspace (each top-level directory is a root)"
+        : "the workspace root";
       const result = await list.run(
         { path: resolved.relative, depth: LISTING_DEPTH },
         ctx,
       );
       const listing = result.content.map((block) => String(block.text ?? ""))
         .join("\n");
-      const base = resolved.relative === "" ? "" : `${resolved.relative}/`;
       const messages: PromptMessage[] = [
         {
           role: "user",
@@ -57,24 +61,22 @@ export function summarizeDirectoryPrompt(source: PromptSource): Prompt {
               `Summarise ${name}: what it holds, how it is organised, and where a newcomer should start reading. Its listing and README (when there is one) follow.`,
           },
         },
-        {
-          role: "user",
-          content: embedded({
-            uri: resources.uris.uriOf(base),
-            mimeType: "text/plain",
-            text: listing,
-          }),
-        },
       ];
+      messages.push({
+        role: "user",
+        content: uri === undefined
+          ? { type: "text", text: listing }
+          : embedded({ uri, mimeType: "text/plain", text: listing }),
+      });
       const readme = /^(README|readme|Readme)(\.[A-Za-z]+)? \(/m.exec(
         listing.split("\n").map((line) => line.slice(base.length)).join("\n"),
       );
-      if (readme !== null) {
+      const readmeUri = readme === null
+        ? undefined
+        : resources.uriOfPath(base + readme[0].slice(0, -2));
+      if (readmeUri !== undefined) {
         try {
-          const [contents] = await resources.read(
-            resources.uris.uriOf(base + readme[0].slice(0, -2)),
-            ctx.signal,
-          );
+          const [contents] = await resources.read(readmeUri, ctx.signal);
           messages.push({ role: "user", content: embedded(contents) });
         } catch (error) {
           if (ctx.signal.aborted || !(error instanceof RpcError)) throw error;

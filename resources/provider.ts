@@ -50,6 +50,21 @@ export interface WorkspaceResourcesOptions {
   watchOptions?: WatchOptions;
 }
 
+/**
+ * Resources whose files are named by the paths of the view the tools
+ * read through (a workspace's relative paths, or `NAME/…` across several
+ * roots): what code that starts from such a path, a prompt say, needs to
+ * embed the file.
+ */
+export interface PathResources extends ResourceProvider {
+  /**
+   * The resource URI of the file or directory at `path`, a path of the
+   * view as it resolved (a directory's may end with `/`); undefined when
+   * no URI names it (the top of several roots).
+   */
+  uriOfPath(path: string): string | undefined;
+}
+
 // Media types whose content is binary even when its bytes happen to decode
 // as UTF-8 (a tiny PNG, say); "+xml" types such as SVG are text.
 function binaryByType(mimeType: string | undefined): boolean {
@@ -59,7 +74,7 @@ function binaryByType(mimeType: string | undefined): boolean {
 }
 
 /** The resources of one workspace. */
-export class WorkspaceResources implements ResourceProvider {
+export class WorkspaceResources implements PathResources {
   /** The workspace served. */
   readonly workspace: Workspace;
   /** URI mapping of the workspace root. */
@@ -176,6 +191,14 @@ export class WorkspaceResources implements ResourceProvider {
     return await completePath(this.workspace, value, {
       signal: context.signal,
     });
+  }
+
+  /**
+   * See {@linkcode PathResources.uriOfPath}: `path` is relative to the
+   * root.
+   */
+  uriOfPath(path: string): string {
+    return this.uris.uriOf(path);
   }
 
   /** See {@linkcode ResourceProvider.normalizeUri}. */

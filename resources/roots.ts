@@ -7,18 +7,19 @@
  * @module
  */
 
+import type { Completion, CompletionContext } from "../mcp/completion.ts";
 import { invalidCursor } from "../mcp/pagination.ts";
 import {
   type ResourceChanges,
   type ResourceContents,
   resourceNotFound,
   type ResourcePage,
-  type ResourceProvider,
   type ResourceTemplate,
   type ResourceWatch,
 } from "../mcp/resource.ts";
 import type { Roots } from "../workspace/roots.ts";
 import {
+  type PathResources,
   WorkspaceResources,
   type WorkspaceResourcesOptions,
 } from "./provider.ts";
@@ -33,7 +34,7 @@ interface Part {
  * The files of every root of a {@linkcode Roots}, as resources. The
  * `maxResources` cap is shared: each root lists at most its share.
  */
-export class RootsResources implements ResourceProvider {
+export class RootsResources implements PathResources {
   readonly #parts: readonly Part[];
   // Deepest root first, so a URI goes to the innermost root holding it.
   readonly #byDepth: readonly Part[];
@@ -125,6 +126,40 @@ export class RootsResources implements ResourceProvider {
           }`,
       }))
     );
+  }
+
+  /**
+   * See {@linkcode ResourceProvider.complete}: each root's template
+   * completes paths inside that root (relative to it, as its template
+   * reads them), with that root's `.gitignore` and bounds.
+   */
+  async complete(
+    uriTemplate: string,
+    variable: string,
+    value: string,
+    context: CompletionContext,
+  ): Promise<Completion | undefined> {
+    for (const part of this.#parts) {
+      const completion = await part.provider.complete(
+        uriTemplate,
+        variable,
+        value,
+        context,
+      );
+      if (completion !== undefined) return completion;
+    }
+    return undefined;
+  }
+
+  /**
+   * See {@linkcode PathResources.uriOfPath}: `path` is `NAME/…`, as the
+   * roots' view names it; the top ("") has no URI.
+   */
+  uriOfPath(path: string): string | undefined {
+    const slash = path.indexOf("/");
+    const name = slash < 0 ? path : path.slice(0, slash);
+    const part = this.#parts.find((part) => part.name === name);
+    return part?.provider.uriOfPath(slash < 0 ? "" : path.slice(slash + 1));
   }
 
   #partOf(uri: string): Part | undefined {

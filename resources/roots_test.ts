@@ -109,3 +109,71 @@ Deno.test("RootsResources: one template per root, and a shared cap", async () =>
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("RootsResources: each root's template completes paths inside that root", async () => {
+  const { base, roots } = await twoRoots();
+  await Deno.writeTextFile(`${base}/lib/.gitignore`, "y.txt\n");
+  try {
+    const provider = new RootsResources(roots, {
+      maxReadBytes: 1000,
+      maxResources: 100,
+    });
+    const [app, lib] = provider.templates().map((t) => t.uriTemplate);
+    const context = { arguments: {}, signal: NEVER };
+    const values = async (template: string, value: string) =>
+      (await provider.complete(template, "path", value, context))?.values;
+    assert.deepEqual(await values(app, ""), ["README.md", "src/"]);
+    assert.deepEqual(await values(app, "src/"), ["src/main.ts"]);
+    // lib's .gitignore hides y.txt; "lib/" is not a path inside lib.
+    assert.deepEqual(await values(lib, ""), [
+      "README.md",
+      "x.txt",
+      ".gitignore",
+    ]);
+    assert.deepEqual(await values(lib, "lib/"), []);
+    assert.deepEqual(await values(lib, "../app/"), []);
+    // Another template, or another variable, is not the provider's.
+    assert.equal(
+      await provider.complete(`file://${base}/{+path}`, "path", "", context),
+      undefined,
+    );
+    assert.equal(await provider.complete(app, "other", "", context), undefined);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("RootsResources: uriOfPath takes a NAME/… path to its root's URI", async () => {
+  const { base, roots } = await twoRoots();
+  try {
+    const provider = new RootsResources(roots, {
+      maxReadBytes: 1000,
+      maxResources: 100,
+    });
+    assert.equal(
+      provider.uriOfPath("lib/x.txt"),
+      new URL(`file://${base}/lib/x.txt`).href,
+    );
+    assert.equal(
+      provider.uriOfPath("app/src/main.ts"),
+      new URL(`file://${base}/app/src/main.ts`).href,
+    );
+    assert.equal(
+      provider.uriOfPath("app/"),
+      new URL(`file://${base}/app/`).href,
+    );
+    assert.equal(
+      provider.uriOfPath("app"),
+      new URL(`file://${base}/app/`).href,
+    );
+    assert.equal(provider.uriOfPath(""), undefined);
+    assert.equal(provider.uriOfPath("nope/x.txt"), undefined);
+    const [contents] = await provider.read(
+      provider.uriOfPath("lib/x.txt")!,
+      NEVER,
+    );
+    assert.equal((contents as { text: string }).text, "x\n");
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});

@@ -271,3 +271,123 @@ Deno.test({
     }
   },
 });
+
+/** The values `completion/complete` suggests for `ref`'s argument `name`. */
+async function complete(
+  client: Client,
+  ref:
+    | { type: "ref/prompt"; name: string }
+    | { type: "ref/resource"; uri: string },
+  value: string,
+  name = "path",
+): Promise<string[]> {
+  const { completion } = await client.complete({
+    ref,
+    argument: { name, value },
+  });
+  return completion.values;
+}
+
+/** The URI of the file a review_file prompt embeds for `path`. */
+async function reviewedUri(client: Client, path: string): Promise<string> {
+  const prompt = await client.getPrompt({
+    name: "review_file",
+    arguments: { path },
+  });
+  const content = prompt.messages[1].content as {
+    type: string;
+    resource: { uri: string };
+  };
+  assert.equal(content.type, "resource");
+  return content.resource.uri;
+}
+
+Deno.test({
+  name:
+    "sdk roots: prompts and completion serve the client's roots and follow sendRootsListChanged",
+  ignore: !available,
+  async fn() {
+    const f = await fixture();
+    await Deno.mkdir(`${f.b}/sub`);
+    await Deno.writeTextFile(`${f.b}/.gitignore`, "hidden.txt\n");
+    await Deno.writeTextFile(`${f.b}/hidden.txt`, "ignored\n");
+    const { client, setRoots } = await connect(f.cwd, [
+      { uri: pathToFileURL(f.a).href },
+    ], ["--features", "all"]);
+    const promptRef = { type: "ref/prompt", name: "review_file" } as const;
+    try {
+      // One client root: served as one --root, paths relative to it.
+      assert.equal(
+        await reviewedUri(client, "a.txt"),
+        pathToFileURL(`${f.a}/a.txt`).href,
+      );
+      // The link out of alpha is not suggested: the sandbox holds.
+      assert.deepEqual(await complete(client, promptRef, ""), ["a.txt"]);
+      const [alphaTemplate] = (await client.listResourceTemplates())
+        .resourceTemplates;
+      assert.deepEqual(
+        await complete(client, {
+          type: "ref/resource",
+          uri: alphaTemplate.uriTemplate,
+        }, "a"),
+        ["a.txt"],
+      );
+      // The cwd (the server's own root) is not this session's.
+      await assert.rejects(reviewedUri(client, "c.txt"), /not|exist/i);
+
+      // Two roots: paths start with a root's name, each root its template.
+      await setRoots([
+        { uri: pathToFileURL(f.a).href },
+        { uri: pathToFileURL(f.b).href },
+      ]);
+      assert.ok(
+        await until(
+          async () =>
+            (await complete(client, promptRef, "")).join() === "alpha/,beta/",
+          5000,
+        ),
+        "the prompt's completion never served the new roots",
+      );
+      assert.equal(
+        await reviewedUri(client, "beta/b.txt"),
+        pathToFileURL(`${f.b}/b.txt`).href,
+      );
+      assert.deepEqual(await complete(client, promptRef, "beta/"), [
+        "beta/b.txt",
+        "beta/sub/",
+        "beta/.gitignore",
+      ]);
+      // The sandbox holds for each root: no way out through "..".
+      assert.deepEqual(await complete(client, promptRef, "alpha/../"), []);
+      await assert.rejects(
+        reviewedUri(client, "alpha/to_beta.txt"),
+        /outside/,
+      );
+      const templates = (await client.listResourceTemplates())
+        .resourceTemplates.map((t: { uriTemplate: string }) => t.uriTemplate);
+      assert.deepEqual(templates, [
+        `${pathToFileURL(f.a).href}/{+path}`,
+        `${pathToFileURL(f.b).href}/{+path}`,
+      ]);
+      assert.deepEqual(
+        await complete(client, { type: "ref/resource", uri: templates[0] }, ""),
+        ["a.txt"],
+      );
+      assert.deepEqual(
+        await complete(client, { type: "ref/resource", uri: templates[1] }, ""),
+        ["b.txt", "sub/", ".gitignore"],
+      );
+      // A template of no root served (the cwd's) is unknown here.
+      await assert.rejects(
+        complete(client, {
+          type: "ref/resource",
+          uri: `${pathToFileURL(f.cwd).href}/{+path}`,
+        }, ""),
+        /unknown resource template/,
+      );
+    } finally {
+      await client.close();
+      await Deno.remove(f.dir, { recursive: true });
+    }
+  },
+});

@@ -16,6 +16,7 @@
  * @module
  */
 
+import type { Completion, CompletionContext } from "../mcp/completion.ts";
 import type { JsonObject } from "../mcp/jsonrpc.ts";
 import { notifyListChanged } from "../mcp/list_changed.ts";
 import type { Logger } from "../mcp/log.ts";
@@ -32,6 +33,7 @@ import { watchResources } from "../mcp/watch.ts";
 import type { Session } from "../mcp/session.ts";
 import type { Tool, ToolContext } from "../mcp/tool.ts";
 import {
+  type PathResources,
   WorkspaceResources,
   type WorkspaceResourcesOptions,
 } from "../resources/provider.ts";
@@ -47,8 +49,8 @@ export interface Served {
   readonly paths: readonly string[];
   /** What tools read through. */
   readonly view: WorkspaceView;
-  /** The files as resources. */
-  readonly resources: ResourceProvider;
+  /** The files as resources, named by the view's paths too. */
+  readonly resources: PathResources;
   /** The workspace tools over {@linkcode Served.view}. */
   readonly tools: readonly Tool[];
 }
@@ -411,5 +413,21 @@ class SessionResources implements ResourceProvider {
 
   normalizeUri(uri: string): string | undefined {
     return this.#roots.lastServed(this.#session).resources.normalizeUri(uri);
+  }
+
+  // The templates completed are the session's (those `templates` lists
+  // once settled): each completes paths inside its own root.
+  async complete(
+    uriTemplate: string,
+    variable: string,
+    value: string,
+    context: CompletionContext,
+  ): Promise<Completion | undefined> {
+    return await (await this.#provider()).complete?.(
+      uriTemplate,
+      variable,
+      value,
+      context,
+    );
   }
 }

@@ -9,7 +9,7 @@
  */
 
 import { WorkspaceError } from "./errors.ts";
-import type { Workspace } from "./workspace.ts";
+import type { WorkspaceView } from "./roots.ts";
 
 /** Options of {@linkcode completePath}. */
 export interface CompletePathOptions {
@@ -34,6 +34,8 @@ export interface PathCompletion {
  * last segment: `src/ma` suggests `src/main.ts` and `src/macros/`. A
  * leading `./` or `/` is ignored. A directory that does not exist, or that
  * the workspace refuses (outside the root, ignored), suggests nothing.
+ * Over several roots (a {@linkcode WorkspaceView} such as `Roots`), the
+ * top suggests the roots' names and `NAME/…` goes on inside that root.
  *
  * @example
  * ```ts ignore
@@ -41,7 +43,7 @@ export interface PathCompletion {
  * ```
  */
 export async function completePath(
-  ws: Workspace,
+  ws: Pick<WorkspaceView, "walk">,
   typed: string,
   options: CompletePathOptions = {},
 ): Promise<PathCompletion> {
