@@ -161,7 +161,6 @@ export {
   defineTool,
   isValidToolName,
   type ObjectSchema,
-  PROGRESS_INTERVAL_MS,
   type PropertySchema,
   type RequiredNames,
   type SchemaArgs,

@@ -35,11 +35,7 @@ import type { ResourceProvider } from "./resource.ts";
 import type { Icon } from "./icon.ts";
 import { PromptRegistry } from "./prompt.ts";
 import type { ClientRequestOptions, Session } from "./session.ts";
-import {
-  PROGRESS_INTERVAL_MS,
-  type ToolContext,
-  ToolRegistry,
-} from "./tool.ts";
+import { type ToolContext, ToolRegistry } from "./tool.ts";
 
 /** What a handler gets beside its params. */
 export interface HandlerContext extends ToolContext {
@@ -230,8 +226,6 @@ class RequestContext implements HandlerContext {
   #controller: AbortController | undefined;
   /** The handler has returned: no more progress for this request. */
   finished = false;
-  // When the last progress went out (at first: when the request came).
-  #progressAt: number;
   #progress = -Infinity;
 
   constructor(
@@ -244,8 +238,6 @@ class RequestContext implements HandlerContext {
     this.session = session;
     this.requestId = requestId;
     this.#params = params;
-    // Only a request that may ask for progress pays for the clock.
-    this.#progressAt = params._meta === undefined ? 0 : performance.now();
   }
 
   get key(): string | undefined {
@@ -292,9 +284,6 @@ class RequestContext implements HandlerContext {
     const token = this.meta?.progressToken;
     if (typeof token !== "string" && typeof token !== "number") return;
     if (!Number.isFinite(progress)) return;
-    const now = performance.now();
-    if (now - this.#progressAt < PROGRESS_INTERVAL_MS) return;
-    this.#progressAt = now;
     this.#progress = progress;
     const params: JsonObject = { progressToken: token, progress };
     if (total !== undefined && Number.isFinite(total)) params.total = total;

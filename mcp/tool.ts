@@ -94,9 +94,10 @@ export interface ToolContext {
   /**
    * Tell the client how far the work has got (`notifications/progress`).
    * A no-op unless the request carried `_meta.progressToken`; only values
-   * above the last one sent go out, at most one every
-   * {@linkcode PROGRESS_INTERVAL_MS}, and never once the request is
-   * answered or cancelled, so it may be called as often as is convenient.
+   * above the last one sent go out, and never once the request is answered
+   * or cancelled. Every call that passes is sent: a loop that could report
+   * thousands of times a second paces itself (the workspace tools report
+   * at most every 100 ms).
    */
   reportProgress(progress: number, total?: number, message?: string): void;
   /**
@@ -118,12 +119,6 @@ export interface ToolContext {
   /** The client's roots; see {@linkcode Session.listRoots}. */
   listRoots(options?: ClientRequestOptions): Promise<Root[]>;
 }
-
-/**
- * Least time between two `notifications/progress` for one request (ms):
- * a fast call sends few or none.
- */
-export const PROGRESS_INTERVAL_MS = 100;
 
 /**
  * A tool: its definition, as listed, and the function that runs it.

@@ -46,23 +46,37 @@ export function macrotask(): Promise<void> {
 }
 
 /**
+ * Least time between two progress reports of one tool call (ms): a fast
+ * call sends none, a long one about ten a second.
+ */
+export const PROGRESS_INTERVAL_MS = 100;
+
+/**
  * Paces a long-running tool call: {@linkcode Pacer.due} says (cheaply)
  * when the current slice of work is used up, and {@linkcode Pacer.pause}
  * then yields a real macrotask so that input (a cancel, a ping) is read.
  * Both throw the abort reason once the call is cancelled, so a loop that
- * paces itself also stops with it. `onPause`, when given, runs at each
- * pause: where a long call reports its progress.
+ * paces itself also stops with it. `onPause`, when given, runs at a pause
+ * at most every {@linkcode PROGRESS_INTERVAL_MS}: where a long call reports
+ * its progress.
  */
 export class Pacer {
   readonly #signal: AbortSignal;
   readonly #onPause: (() => void) | undefined;
   #sliceEnd: number;
+  #reportAt: number;
 
-  /** A pacer for the call whose cancellation `signal` carries. */
+  /**
+   * A pacer for the call whose cancellation `signal` carries; `onPause`
+   * (a progress report) runs at a pause at most every
+   * {@linkcode PROGRESS_INTERVAL_MS}, the first that long after the start.
+   */
   constructor(signal: AbortSignal, onPause?: () => void) {
     this.#signal = signal;
     this.#onPause = onPause;
-    this.#sliceEnd = performance.now() + SLICE_MS;
+    const now = performance.now();
+    this.#sliceEnd = now + SLICE_MS;
+    this.#reportAt = now + PROGRESS_INTERVAL_MS;
   }
 
   /** Whether the slice is used up (throws when the call was cancelled). */
@@ -73,7 +87,13 @@ export class Pacer {
 
   /** Yield to the event loop, then start a new slice. */
   async pause(): Promise<void> {
-    this.#onPause?.();
+    if (this.#onPause !== undefined) {
+      const now = performance.now();
+      if (now >= this.#reportAt) {
+        this.#reportAt = now + PROGRESS_INTERVAL_MS;
+        this.#onPause();
+      }
+    }
     await macrotask();
     this.#signal.throwIfAborted();
     this.#sliceEnd = performance.now() + SLICE_MS;
