@@ -412,9 +412,16 @@ export class Workspace {
    * Follow `segments` from the root, one name at a time, reading links
    * ourselves and refusing any whose target leaves the root, checking
    * ignore rules for the path as given and for the real path reached.
-   * Returns what the path names, opened when it could be.
+   * Returns what the path names, opened when it could be. `levels`, when
+   * given, receives the ignore levels of the directories above the end of
+   * a non-empty path, as the lookup met them.
    */
-  #find(fs: RootFs, path: string, segments: string[]): Found {
+  #find(
+    fs: RootFs,
+    path: string,
+    segments: string[],
+    levels?: Level[],
+  ): Found {
     const stack: DirHandle[] = [fs.rootDir];
     // Pending names, last first: the requested ones, then link targets.
     const pending = segments.toReversed();
@@ -541,6 +548,10 @@ export class Workspace {
         : `${top.real}/${final.name}`;
       const relative = segments.join("/");
       if (check && real !== relative) this.#checkReal(fs, path, stack, final);
+      // The levels above the end, for a caller that goes on below it.
+      if (levels !== undefined && segments.length > 0) {
+        levels.push(...askedLevels);
+      }
       if (final !== undefined) {
         return { relative, real, fd: final.fd, info: final.info };
       }
@@ -784,7 +795,10 @@ export class Workspace {
   async *walk(options: WalkOptions = {}): AsyncIterableIterator<WalkEntry> {
     const fs = await this.#ready();
     const path = options.path ?? "";
-    const start = this.#find(fs, path, this.#segments(path));
+    // Ignore levels for the path as reached: the directories above the
+    // start, as the lookup met them.
+    const asReached: Level[] = [];
+    const start = this.#find(fs, path, this.#segments(path), asReached);
     if (!start.info.isDirectory) {
       fs.close(start.fd);
       throw new WorkspaceError(
@@ -798,9 +812,8 @@ export class Workspace {
     const signal = options.signal;
     const check = !this.includeIgnored;
     const startDir = start.dir as DirHandle;
-    // Ignore levels for the path as reached and, when the start was
-    // reached through a link, for the real path too.
-    const asReached = check ? this.#levelsOf(fs, start.relative) : [];
+    // When the start was reached through a link, ignore levels for its
+    // real path too.
     const viaLink = start.relative !== start.real;
     const real = check && viaLink ? this.#levelsOf(fs, start.real) : [];
     const visited = new Set<string>([`${startDir.dev}:${startDir.ino}`]);
