@@ -17,6 +17,7 @@
 import { strict as assert } from "node:assert";
 import { Workspace } from "../workspace/workspace.ts";
 import { WorkspaceResources } from "../resources/provider.ts";
+import { compareListed } from "../resources/listing.ts";
 import { call, textOf, toolServer } from "./tools_harness.ts";
 import { stopRegexWorker } from "../tools/regex_worker.ts";
 
@@ -599,7 +600,12 @@ Deno.test("differential: find_files, search_text and resources/list agree with t
           listed.push(...page.resources.map((r) => r.name));
           after = page.nextKey;
         } while (after !== undefined);
-        assert.deepEqual([...listed].sort(), [...files].sort());
+        // Every file once, in the listing's order, page by page or at once.
+        const whole = await resources.list(undefined, 100_000, NEVER);
+        assert.equal(whole.nextKey, undefined);
+        const ranked = [...files].sort(compareListed);
+        assert.deepEqual(whole.resources.map((r) => r.name), ranked);
+        assert.deepEqual(listed, ranked);
       });
     }
     // The trees exercised every case at least a few times.
