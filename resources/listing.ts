@@ -185,60 +185,57 @@ export function isRealDirectory(
   return entry.absolute === `${root}/${entry.relative}`;
 }
 
+function compareSegments(
+  a: readonly string[],
+  b: readonly string[],
+): number {
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    if (a[i] < b[i]) return -1;
+    if (a[i] > b[i]) return 1;
+  }
+  return a.length - b.length;
+}
+
+function nameOf(entry: WalkEntry): string {
+  return entry.relative.slice(entry.relative.lastIndexOf("/") + 1);
+}
+
 /**
- * The files exactly `depth` levels below the root, in path order (a
- * depth-first walk yields one level in path order), starting after the file
- * whose segments are `after` (of length `depth`) when given. Sets
- * `level.deeper` when it meets a directory at `depth`: files lie deeper.
+ * The real directories exactly `depth` levels below the root, in path
+ * order, found level by level (each directory above them read once).
  */
-async function* filesAtDepth(
+async function directoriesAt(
   workspace: Workspace,
   depth: number,
-  after: readonly string[] | undefined,
   signal: AbortSignal | undefined,
-  level: { deeper: boolean },
-): AsyncGenerator<WalkEntry> {
-  async function* visit(
-    dir: readonly string[],
-    resume: readonly string[] | undefined,
-  ): AsyncGenerator<WalkEntry> {
-    if (resume !== undefined && resume.length > 1) {
-      // First the rest of the directory the resume point lies in.
-      const inner = [...dir, resume[0]];
-      const real = await workspace.resolve(join(inner)).then(
-        (resolved) =>
-          isRealDirectory(workspace, {
-            ...resolved,
-            isDirectory: resolved.info.isDirectory,
-          }),
-        () => false,
-      );
-      if (real) yield* visit(inner, resume.slice(1));
-    }
-    for await (
-      const entry of entriesOf(workspace, join(dir), resume?.[0], signal)
-    ) {
-      if (dir.length + 1 === depth) {
-        if (entry.isFile) yield entry;
-        else if (isRealDirectory(workspace, entry)) level.deeper = true;
-      } else if (isRealDirectory(workspace, entry)) {
-        yield* visit([
-          ...dir,
-          entry.relative.slice(entry.relative.lastIndexOf("/") + 1),
-        ], undefined);
+): Promise<string[][]> {
+  let level: string[][] = [[]];
+  for (let d = 0; d < depth && level.length > 0; d++) {
+    const next: string[][] = [];
+    for (const dir of level) {
+      for await (
+        const entry of entriesOf(workspace, join(dir), undefined, signal)
+      ) {
+        if (isRealDirectory(workspace, entry)) {
+          next.push([...dir, nameOf(entry)]);
+        }
       }
     }
+    level = next;
   }
-  yield* visit([], after);
+  return level;
 }
 
 /**
  * The regular files of `workspace` in listing order (see the module
  * notes), after the file at the root-relative path `after` when given,
- * lazily: a consumer that stops early stops the reading. Resuming reads
- * only what lies after `after` on its level, plus the directories above
- * that level. Throws {@linkcode BadResumeKey} for an `after` that is not a
- * root-relative path.
+ * lazily: a consumer that stops early stops the reading. Levels are read
+ * breadth-first: the directories of one level, in path order, are the
+ * next level's to read, so each directory is read once. Resuming reads the
+ * directories above the level `after` lies in, and that level's from its
+ * start (the files before `after` are not served again, but the
+ * directories beside them are the next level's). Throws
+ * {@linkcode BadResumeKey} for an `after` that is not a root-relative path.
  */
 export async function* rankedFiles(
   workspace: Workspace,
@@ -246,14 +243,17 @@ export async function* rankedFiles(
   signal?: AbortSignal,
 ): AsyncGenerator<WalkEntry> {
   const resume = after === undefined ? undefined : splitKey(after);
+  // Real directories one level above the files being listed, in path order.
+  let frontier: string[][] = [];
   let depth = 2;
   if (resume === undefined || resume.length === 1) {
     // The root: all of it, to put its key files in front.
     const files: WalkEntry[] = [];
-    let deeper = false;
     for await (const entry of entriesOf(workspace, "", undefined, signal)) {
       if (entry.isFile) files.push(entry);
-      else if (isRealDirectory(workspace, entry)) deeper = true;
+      else if (isRealDirectory(workspace, entry)) {
+        frontier.push([nameOf(entry)]);
+      }
     }
     const from = resume === undefined ? undefined : rankOf(resume);
     for (
@@ -265,18 +265,39 @@ export async function* rankedFiles(
         yield file;
       }
     }
-    if (!deeper) return;
   } else {
     depth = resume.length;
+    frontier = await directoriesAt(workspace, depth - 1, signal);
   }
-  for (;; depth++) {
-    const level = { deeper: false };
-    const from = resume !== undefined && resume.length === depth
-      ? resume
-      : undefined;
-    yield* filesAtDepth(workspace, depth, from, signal, level);
-    // A level read from its start knows whether another lies below it.
-    if (from === undefined && !level.deeper) return;
+  // On the level `after` lies in: its directory and name.
+  const resumeAt = resume !== undefined && resume.length === depth
+    ? { depth, dir: resume.slice(0, -1), name: resume[resume.length - 1] }
+    : undefined;
+  for (; frontier.length > 0; depth++) {
+    const next: string[][] = [];
+    for (const dir of frontier) {
+      // Before the resume point: served already, but their directories
+      // are the next level's. In its directory: the files after it.
+      const order = resumeAt === undefined || depth !== resumeAt.depth
+        ? 1
+        : compareSegments(dir, resumeAt.dir);
+      const resumeName = order === 0 ? resumeAt?.name : undefined;
+      for await (
+        const entry of entriesOf(workspace, join(dir), undefined, signal)
+      ) {
+        if (entry.isFile) {
+          if (
+            order > 0 ||
+            (resumeName !== undefined && nameOf(entry) > resumeName)
+          ) {
+            yield entry;
+          }
+        } else if (isRealDirectory(workspace, entry)) {
+          next.push([...dir, nameOf(entry)]);
+        }
+      }
+    }
+    frontier = next;
   }
 }
 

@@ -10,6 +10,13 @@
  * few thousand steps switches to a memoised search, which is polynomial in
  * the lengths of the pattern and the path.
  *
+ * A rule file is compiled once, so that a walk does not run every pattern
+ * on every path: patterns without wildcards (`Makefile`, `/vmlinux`) sit in
+ * maps, `*.ext`, `*suffix` and `prefix*` patterns are string tests, and
+ * only the rest runs `wildmatch`, and only when a literal part it needs
+ * occurs in the path. The answer is the same as running every pattern
+ * from the last to the first ({@linkcode IgnoreRules.verdict}).
+ *
  * @module
  */
 
@@ -267,6 +274,104 @@ interface Pattern {
   basename: boolean;
 }
 
+/** A pattern that needs `wildmatch`, with a text it cannot match without. */
+interface Generic {
+  index: number;
+  // A run of literal characters the subject must contain ("" if none).
+  required: string;
+}
+
+/** The patterns of one file, sorted by how they can be tested. */
+interface Compiled {
+  // Literal basenames and literal paths: text -> indices, ascending.
+  names: Map<string, number[]>;
+  paths: Map<string, number[]>;
+  // "*.ext" (one dot, at the start): the extension with its dot -> indices.
+  extensions: Map<string, number[]>;
+  // Other "*suffix" and "prefix*" basename patterns, by index, ascending.
+  suffixes: { text: string; index: number }[];
+  prefixes: { text: string; index: number }[];
+  // The rest, by index, descending.
+  generic: Generic[];
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+// The pattern's text when it is valid UTF-8 without U+FFFD, the cases in
+// which comparing texts gives what comparing their bytes gives.
+function patternText(bytes: Uint8Array): string | undefined {
+  try {
+    const text = strictUtf8.decode(bytes);
+    return text.includes("\uFFFD") ? undefined : text;
+  } catch {
+    return undefined;
+  }
+}
+
+function hasSpecial(text: string): boolean {
+  return /[*?[\\]/.test(text);
+}
+
+// The longest run of literal characters before any class or escape, between
+// wildcards and slashes: any text the pattern matches contains it. (A slash
+// next to "**" may match nothing, so no run crosses a slash; classes and
+// escapes have their own syntax, so what follows them is not looked at.)
+function requiredRun(text: string): string {
+  const cut = text.search(/[[\\]/);
+  let best = "";
+  for (const run of (cut === -1 ? text : text.slice(0, cut)).split(/[*?/]/)) {
+    if (run.length > best.length) best = run;
+  }
+  return best;
+}
+
+function addTo(map: Map<string, number[]>, key: string, index: number) {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [index]);
+  else list.push(index);
+}
+
+function compile(patterns: readonly Pattern[]): Compiled {
+  const compiled: Compiled = {
+    names: new Map(),
+    paths: new Map(),
+    extensions: new Map(),
+    suffixes: [],
+    prefixes: [],
+    generic: [],
+  };
+  for (let index = 0; index < patterns.length; index++) {
+    const pattern = patterns[index];
+    const text = patternText(pattern.bytes);
+    if (text === undefined) {
+      compiled.generic.push({ index, required: "" });
+      continue;
+    }
+    if (!hasSpecial(text)) {
+      addTo(pattern.basename ? compiled.names : compiled.paths, text, index);
+      continue;
+    }
+    if (pattern.basename) {
+      // Without WM_PATHNAME, "*" matches any run of bytes.
+      const rest = text.slice(1);
+      if (text[0] === "*" && !hasSpecial(rest)) {
+        if (rest.lastIndexOf(".") === 0) {
+          addTo(compiled.extensions, rest, index);
+        } else compiled.suffixes.push({ text: rest, index });
+        continue;
+      }
+      const head = text.slice(0, -1);
+      if (text.endsWith("*") && !hasSpecial(head)) {
+        compiled.prefixes.push({ text: head, index });
+        continue;
+      }
+    }
+    compiled.generic.push({ index, required: requiredRun(text) });
+  }
+  compiled.generic.reverse();
+  return compiled;
+}
+
 // git's trim_trailing_spaces(): unescaped trailing spaces go.
 function trimTrailingSpaces(line: Uint8Array): Uint8Array {
   let lastSpace = -1;
@@ -311,6 +416,7 @@ function parsePattern(line: Uint8Array): Pattern {
  */
 export class IgnoreRules {
   readonly #patterns: Pattern[];
+  #compiled: Compiled | undefined;
 
   private constructor(patterns: Pattern[]) {
     this.#patterns = patterns;
@@ -363,6 +469,82 @@ export class IgnoreRules {
       if (hit) return !pattern.negative;
     }
     return undefined;
+  }
+
+  /**
+   * {@linkcode IgnoreRules.verdict} for `relative` given as text (its
+   * UTF-8 bytes are what git matches): the same answer, without running
+   * every pattern.
+   */
+  verdictOf(relative: string, isDirectory: boolean): boolean | undefined {
+    const compiled = this.#compiled ??= compile(this.#patterns);
+    const patterns = this.#patterns;
+    const slash = relative.lastIndexOf("/");
+    const base = slash === -1 ? relative : relative.slice(slash + 1);
+    // The last pattern that matches decides: find the highest index.
+    let best = this.#highest(compiled.names.get(base), -1, isDirectory);
+    if (compiled.paths.size > 0) {
+      best = this.#highest(compiled.paths.get(relative), best, isDirectory);
+    }
+    if (compiled.extensions.size > 0) {
+      const dot = base.lastIndexOf(".");
+      if (dot !== -1) {
+        best = this.#highest(
+          compiled.extensions.get(base.slice(dot)),
+          best,
+          isDirectory,
+        );
+      }
+    }
+    for (const { text, index } of compiled.suffixes) {
+      if (
+        index > best && (isDirectory || !patterns[index].mustBeDir) &&
+        base.endsWith(text)
+      ) best = index;
+    }
+    for (const { text, index } of compiled.prefixes) {
+      if (
+        index > best && (isDirectory || !patterns[index].mustBeDir) &&
+        base.startsWith(text)
+      ) best = index;
+    }
+    let bytes: Uint8Array | undefined;
+    let baseBytes: Uint8Array | undefined;
+    for (const { index, required } of compiled.generic) {
+      if (index <= best) break;
+      const pattern = patterns[index];
+      if (pattern.mustBeDir && !isDirectory) continue;
+      if (!(pattern.basename ? base : relative).includes(required)) continue;
+      let hit: boolean;
+      if (pattern.basename) {
+        baseBytes ??= encoder.encode(base);
+        hit = wildmatch(pattern.bytes, baseBytes, false);
+      } else {
+        bytes ??= encoder.encode(relative);
+        hit = wildmatch(pattern.bytes, bytes, true);
+      }
+      if (hit) {
+        best = index;
+        break;
+      }
+    }
+    return best === -1 ? undefined : !patterns[best].negative;
+  }
+
+  // The highest of `indices` (ascending) above `best` whose pattern
+  // applies to this kind of entry, else `best`.
+  #highest(
+    indices: number[] | undefined,
+    best: number,
+    isDirectory: boolean,
+  ): number {
+    if (indices === undefined) return best;
+    for (let i = indices.length - 1; i >= 0; i--) {
+      const index = indices[i];
+      if (index <= best) return best;
+      if (isDirectory || !this.#patterns[index].mustBeDir) return index;
+    }
+    return best;
   }
 }
 

@@ -327,3 +327,102 @@ Deno.test({
     }
   },
 });
+
+Deno.test("verdictOf: the same answer as running every pattern, on random rules and paths", () => {
+  // Seeded, so a failure is reproducible.
+  let seed = 12345;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    return seed / 0x80000000;
+  };
+  const pick = <T>(items: readonly T[]): T =>
+    items[Math.floor(random() * items.length)];
+  const parts = [
+    "a",
+    "b",
+    "ab",
+    ".o",
+    "o",
+    ".",
+    "é",
+    "ñ",
+    "*",
+    "**",
+    "?",
+    "[ab]",
+    "[!a]",
+    "[]a]",
+    "\\*",
+    "\\",
+    "/",
+    "x",
+    "-",
+    "foo",
+    ".c",
+    "\uFFFD",
+  ];
+  const names = ["a", "b", "ab", "a.o", "x.c.o", ".o", "é", "ñ.o", "foo", "*"];
+  for (let round = 0; round < 400; round++) {
+    const lines: string[] = [];
+    const count = 1 + Math.floor(random() * 8);
+    for (let i = 0; i < count; i++) {
+      let line = random() < 0.2 ? "!" : "";
+      if (random() < 0.2) line += "/";
+      const length = 1 + Math.floor(random() * 4);
+      for (let j = 0; j < length; j++) line += pick(parts);
+      if (random() < 0.2) line += "/";
+      lines.push(line);
+    }
+    const rules = IgnoreRules.parse(lines.join("\n"));
+    for (let k = 0; k < 30; k++) {
+      const depth = 1 + Math.floor(random() * 3);
+      const path = Array.from({ length: depth }, () => pick(names)).join("/");
+      for (const isDir of [false, true]) {
+        assert.equal(
+          rules.verdictOf(path, isDir),
+          rules.verdict(bytes(path), isDir),
+          `${JSON.stringify(lines)} on ${path} (${isDir ? "dir" : "file"})`,
+        );
+      }
+    }
+  }
+});
+
+Deno.test("verdictOf: literal, extension, suffix, prefix and path rules keep git's order", () => {
+  const rules = IgnoreRules.parse(
+    [
+      "*.o",
+      "!keep.o",
+      "Makefile",
+      "/vmlinux",
+      "!*.o",
+      "*.o",
+      "*~",
+      ".*",
+      "!.gitignore",
+      "sphinx_*/",
+      "a/**/b",
+      "*.c.[012]*.*",
+    ].join("\n"),
+  );
+  const cases: [string, boolean, boolean | undefined][] = [
+    ["x.o", false, true],
+    ["keep.o", false, true], // "*.o" comes again after "!keep.o".
+    ["dir/Makefile", false, true],
+    ["vmlinux", false, true],
+    ["dir/vmlinux", false, undefined], // Anchored.
+    ["notes~", false, true],
+    [".config", false, true],
+    [".gitignore", false, false],
+    ["sphinx_x", true, true],
+    ["sphinx_x", false, undefined], // Directories only.
+    ["a/x/y/b", false, true],
+    ["a/b", false, true],
+    ["t.c.1x.y", false, true],
+    ["t.c.3x.y", false, undefined],
+  ];
+  for (const [path, isDir, expected] of cases) {
+    assert.equal(rules.verdictOf(path, isDir), expected, path);
+    assert.equal(rules.verdict(bytes(path), isDir), expected, path);
+  }
+});

@@ -168,7 +168,7 @@ interface RulesEntry {
 /** The rules of one directory on a path and where paths below it start. */
 interface Level {
   rules: IgnoreRules | null;
-  // Byte offset, in the path's UTF-8 bytes, of what is relative to it.
+  // Where, in the path's text, what is relative to it starts.
   offset: number;
 }
 
@@ -210,14 +210,14 @@ function byName(a: string, b: string): number {
 function isExcluded(
   levels: readonly Level[],
   count: number,
-  path: Uint8Array,
+  path: string,
   isDirectory: boolean,
 ): boolean {
   for (let i = count - 1; i >= 0; i--) {
     const level = levels[i];
     if (level.rules === null) continue;
-    const verdict = level.rules.verdict(
-      path.subarray(level.offset),
+    const verdict = level.rules.verdictOf(
+      level.offset === 0 ? path : path.slice(level.offset),
       isDirectory,
     );
     if (verdict !== undefined) return verdict;
@@ -412,9 +412,16 @@ export class Workspace {
    * Follow `segments` from the root, one name at a time, reading links
    * ourselves and refusing any whose target leaves the root, checking
    * ignore rules for the path as given and for the real path reached.
-   * Returns what the path names, opened when it could be.
+   * Returns what the path names, opened when it could be. `levels`, when
+   * given, receives the ignore levels of the directories above the end of
+   * a non-empty path, as the lookup met them.
    */
-  #find(fs: RootFs, path: string, segments: string[]): Found {
+  #find(
+    fs: RootFs,
+    path: string,
+    segments: string[],
+    levels?: Level[],
+  ): Found {
     const stack: DirHandle[] = [fs.rootDir];
     // Pending names, last first: the requested ones, then link targets.
     const pending = segments.toReversed();
@@ -423,11 +430,11 @@ export class Workspace {
     let final: { name: string; fd: number; info: Deno.FileInfo } | undefined;
     const check = !this.includeIgnored;
     // The path as given: its bytes and, per resolved directory, its rules.
-    const asked = encoder.encode(segments.join("/"));
+    const asked = segments.join("/");
     const askedLevels: Level[] = check
       ? [{ rules: this.#rulesOf(fs, fs.rootDir), offset: 0 }]
       : [];
-    let askedEnd = 0; // Bytes of the requested prefix resolved so far.
+    let askedEnd = 0; // Length of the requested prefix resolved so far.
     const closeStack = () => {
       for (const dir of stack) fs.close(dir.fd);
       stack.length = 1;
@@ -501,14 +508,14 @@ export class Workspace {
         // A requested segment is done once its link targets are consumed.
         if (pending.length === segments.length - done - 1) {
           const isDir = final === undefined;
-          askedEnd += (done === 0 ? 0 : 1) + utf8Length(segments[done]);
+          askedEnd += (done === 0 ? 0 : 1) + segments[done].length;
           done++;
           if (
             check &&
             isExcluded(
               askedLevels,
               askedLevels.length,
-              asked.subarray(0, askedEnd),
+              asked.slice(0, askedEnd),
               isDir,
             )
           ) throw ignored(path);
@@ -541,6 +548,10 @@ export class Workspace {
         : `${top.real}/${final.name}`;
       const relative = segments.join("/");
       if (check && real !== relative) this.#checkReal(fs, path, stack, final);
+      // The levels above the end, for a caller that goes on below it.
+      if (levels !== undefined && segments.length > 0) {
+        levels.push(...askedLevels);
+      }
       if (final !== undefined) {
         return { relative, real, fd: final.fd, info: final.info };
       }
@@ -566,23 +577,22 @@ export class Workspace {
       ? stack[stack.length - 1].real
       : [stack[stack.length - 1].real, final.name].filter((s) => s).join("/");
     if (real === "") return;
-    const bytes = encoder.encode(real);
     const levels: Level[] = [];
     for (let i = 0; i < stack.length; i++) {
       const dir = stack[i];
       if (i > 0) {
-        const end = utf8Length(dir.real);
-        if (isExcluded(levels, levels.length, bytes.subarray(0, end), true)) {
+        const end = dir.real.length;
+        if (isExcluded(levels, levels.length, real.slice(0, end), true)) {
           throw ignored(path);
         }
       }
       levels.push({
         rules: this.#rulesOf(fs, dir),
-        offset: dir.real === "" ? 0 : utf8Length(dir.real) + 1,
+        offset: dir.real === "" ? 0 : dir.real.length + 1,
       });
     }
     if (
-      final !== undefined && isExcluded(levels, levels.length, bytes, false)
+      final !== undefined && isExcluded(levels, levels.length, real, false)
     ) throw ignored(path);
   }
 
@@ -607,7 +617,7 @@ export class Workspace {
   }
 
   #ignoredNow(fs: RootFs, parts: string[], isDirectory: boolean): boolean {
-    const bytes = encoder.encode(parts.join("/"));
+    const joined = parts.join("/");
     const levels: Level[] = [{
       rules: this.#rulesOf(fs, fs.rootDir),
       offset: 0,
@@ -617,13 +627,13 @@ export class Workspace {
     let end = 0;
     try {
       for (let i = 0; i < parts.length; i++) {
-        end += (i === 0 ? 0 : 1) + utf8Length(parts[i]);
+        end += (i === 0 ? 0 : 1) + parts[i].length;
         const last = i === parts.length - 1;
         if (
           isExcluded(
             levels,
             levels.length,
-            bytes.subarray(0, end),
+            joined.slice(0, end),
             !last || isDirectory,
           )
         ) return true;
@@ -705,6 +715,25 @@ export class Workspace {
     return rules;
   }
 
+  // The rules of the open directory `dir` whose listing is `listing`: a
+  // listing without a .gitignore that may be a file says there are none,
+  // without the lstat (and its error) that would tell.
+  #rulesIn(fs: RootFs, dir: DirHandle, listing: Listing): IgnoreRules | null {
+    if (this.includeIgnored) return null;
+    const names = listing.names;
+    let low = 0;
+    let high = names.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (names[mid] < ".gitignore") low = mid + 1;
+      else high = mid;
+    }
+    if (names[low] !== ".gitignore") return null;
+    const kind = listing.kinds[low];
+    if (kind === DIR || kind === LINK) return null;
+    return this.#rulesOf(fs, dir);
+  }
+
   /** The sorted listing of the open directory `dir`, cached when large. */
   #listingOf(fs: RootFs, dir: DirHandle): Listing {
     const info = fs.stat(dir.fd);
@@ -766,7 +795,10 @@ export class Workspace {
   async *walk(options: WalkOptions = {}): AsyncIterableIterator<WalkEntry> {
     const fs = await this.#ready();
     const path = options.path ?? "";
-    const start = this.#find(fs, path, this.#segments(path));
+    // Ignore levels for the path as reached: the directories above the
+    // start, as the lookup met them.
+    const asReached: Level[] = [];
+    const start = this.#find(fs, path, this.#segments(path), asReached);
     if (!start.info.isDirectory) {
       fs.close(start.fd);
       throw new WorkspaceError(
@@ -780,9 +812,8 @@ export class Workspace {
     const signal = options.signal;
     const check = !this.includeIgnored;
     const startDir = start.dir as DirHandle;
-    // Ignore levels for the path as reached and, when the start was
-    // reached through a link, for the real path too.
-    const asReached = check ? this.#levelsOf(fs, start.relative) : [];
+    // When the start was reached through a link, ignore levels for its
+    // real path too.
     const viaLink = start.relative !== start.real;
     const real = check && viaLink ? this.#levelsOf(fs, start.real) : [];
     const visited = new Set<string>([`${startDir.dev}:${startDir.ino}`]);
@@ -792,7 +823,6 @@ export class Workspace {
       relative: string;
       relBytes: number;
       segments: number;
-      realBytes: number;
       depth: number;
       listing: Listing;
       index: number;
@@ -822,13 +852,13 @@ export class Workspace {
       }
       if (check) {
         asReached.push({
-          rules: this.#rulesOf(fs, startDir),
-          offset: start.relative === "" ? 0 : utf8Length(start.relative) + 1,
+          rules: this.#rulesIn(fs, startDir, rootListing),
+          offset: start.relative === "" ? 0 : start.relative.length + 1,
         });
         if (viaLink) {
           real.push({
             rules: asReached[asReached.length - 1].rules,
-            offset: start.real === "" ? 0 : utf8Length(start.real) + 1,
+            offset: start.real === "" ? 0 : start.real.length + 1,
           });
         }
       }
@@ -837,7 +867,6 @@ export class Workspace {
         relative: start.relative,
         relBytes: utf8Length(start.relative),
         segments: start.relative === "" ? 0 : start.relative.split("/").length,
-        realBytes: utf8Length(start.real),
         depth: 0,
         listing: rootListing,
         index,
@@ -970,9 +999,6 @@ export class Workspace {
           continue;
         }
         const child = fs.dirHandle(opened.fd, realName, opened.info);
-        const childRealBytes = dir.real === ""
-          ? nameBytes
-          : frame.realBytes + 1 + nameBytes;
         const id = `${child.dev}:${child.ino}`;
         if (visited.has(id)) {
           fs.close(child.fd);
@@ -991,13 +1017,13 @@ export class Workspace {
         let levels = frame.levels;
         let realLevels = frame.realLevels;
         if (check) {
-          const rules = this.#rulesOf(fs, child);
+          const rules = this.#rulesIn(fs, child, listing);
           asReached.length = levels;
-          asReached.push({ rules, offset: relBytes + 1 });
+          asReached.push({ rules, offset: relative.length + 1 });
           levels++;
           if (viaLink) {
             real.length = realLevels;
-            real.push({ rules, offset: childRealBytes + 1 });
+            real.push({ rules, offset: realName.length + 1 });
             realLevels++;
           }
         }
@@ -1006,7 +1032,6 @@ export class Workspace {
           relative,
           relBytes,
           segments: frame.segments + 1,
-          realBytes: childRealBytes,
           depth,
           listing,
           index: 0,
@@ -1032,11 +1057,8 @@ export class Workspace {
     realLevels: number,
     realName: string,
   ): boolean {
-    if (isExcluded(asReached, levels, encoder.encode(relative), isDir)) {
-      return true;
-    }
-    return realLevels > 0 &&
-      isExcluded(real, realLevels, encoder.encode(realName), isDir);
+    if (isExcluded(asReached, levels, relative, isDir)) return true;
+    return realLevels > 0 && isExcluded(real, realLevels, realName, isDir);
   }
 
   // Ignore levels of the directories above `relative` (a real directory
@@ -1050,7 +1072,7 @@ export class Workspace {
     const parts = relative.split("/");
     let offset = 0;
     for (let i = 0; i < parts.length - 1; i++) {
-      offset += (i === 0 ? 0 : 1) + utf8Length(parts[i]);
+      offset += (i === 0 ? 0 : 1) + parts[i].length;
       let rules: IgnoreRules | null = null;
       try {
         const found = this.#find(fs, relative, parts.slice(0, i + 1));

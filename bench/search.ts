@@ -1,0 +1,642 @@
+/**
+ * `deno task bench:search`: search, find and list on large trees (the Linux
+ * kernel, a node_modules tree; see `trees.ts`), ours against `rg` and
+ * `find` side by side, interleaved, with the targets the project holds
+ * itself to. Prints min and median time, the ratios, peak RSS and result
+ * counts; exits 1 when a target fails or a run fails.
+ *
+ * `rg` runs with options matching ours: follow links (`-L`), include
+ * dotfiles (`--hidden`), honour `.gitignore` without a git repository
+ * (`--no-require-git`) and, when reading, skip files over 1 MiB
+ * (`--max-filesize 1M`). Ours runs with its caps raised where a workload
+ * wants complete results (`--max-matches`, `--max-entries`,
+ * `--max-resources`, `--page-size`, `--max-depth`).
+ *
+ * Each sample of ours is a fresh server: the handshake and a `tools/list`
+ * (which loads the tools) before the clock; the clock covers one request,
+ * written to answered (a `resources/list` follows `nextCursor` to the end).
+ * Each sample of `rg` and `find` is a process run by `/usr/bin/time`
+ * (for its peak RSS) under `sh -c`, its output read by the bench.
+ *
+ * Not part of CI: it needs the 1.5 GB kernel tree and takes minutes.
+ *
+ * Flags: `--trees linux,npm`, `--workloads a,b`, `--runs N` (default 5),
+ * `--repeats N` (default 20: the repeated-search workload), `--add
+ * name=path/to/main.ts` (one more build of ours, e.g. another checkout, run
+ * with the same flags; repeatable), `--no-targets` (report only).
+ *
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { DENO_RUN_FLAGS } from "../cli/run_command.ts";
+import { PROJECT_ROOT } from "../tests/server_command.ts";
+import {
+  formatBytes,
+  formatMs,
+  median,
+  memoryStatus,
+  shuffled,
+} from "./measure.ts";
+import { ServerProcess } from "./process.ts";
+import { prepareTrees } from "./trees.ts";
+import { INITIALIZE_LINE, type Json, request } from "./workloads.ts";
+
+/** rg's options that match ours (reading files). */
+export const RG_FLAGS = "-L --hidden --no-require-git --max-filesize 1M";
+
+/** rg's options that match ours for listing files (no size cap there). */
+export const RG_LIST_FLAGS = "-L --hidden --no-require-git";
+
+/** A large cap: results are complete. */
+const ALL = 10_000_000;
+
+/** What one sample measured. */
+export interface Sample {
+  ms: number;
+  /** Peak RSS in bytes, when known. */
+  rss?: number;
+  /** Results: matches, paths or entries. */
+  count: number;
+}
+
+/** One way to run a workload. */
+interface Contender {
+  /** "ours" (or an `--add`ed build), "rg", "find", "rg|head". */
+  name: string;
+  run(): Promise<Sample>;
+}
+
+/** One workload on one tree. */
+interface SearchWorkload {
+  name: string;
+  label: string;
+  contenders: Contender[];
+  /** Target: ours' median ≤ max × the median of `against`. */
+  targets: { against: string; max: number }[];
+}
+
+const OURS_FLAGS_ALL = [
+  "--max-matches",
+  String(ALL),
+  "--max-entries",
+  String(ALL),
+  "--max-resources",
+  String(ALL),
+  "--page-size",
+  String(ALL),
+  "--max-depth",
+  "64",
+];
+
+/** A build of ours: the main module to run. */
+interface Build {
+  name: string;
+  main: string;
+}
+
+function oursCommand(build: Build, root: string, extra: string[]) {
+  return {
+    command: Deno.execPath(),
+    args: [
+      "run",
+      ...DENO_RUN_FLAGS,
+      build.main,
+      "--root",
+      root,
+      ...extra,
+    ],
+  };
+}
+
+/** A started server with the handshake done and its tools loaded. */
+async function startOurs(
+  build: Build,
+  root: string,
+  extra: string[],
+): Promise<ServerProcess> {
+  const server = new ServerProcess(oursCommand(build, root, extra));
+  const encoder = new TextEncoder();
+  await server.write(encoder.encode(
+    `${INITIALIZE_LINE}\n{"jsonrpc":"2.0","method":"notifications/initialized"}\n${
+      request("warm-up", "tools/list")
+    }\n`,
+  ));
+  await server.nextLine();
+  await server.nextLine();
+  return server;
+}
+
+function resultOf(text: string): Json {
+  const response = JSON.parse(text);
+  if (response.error !== undefined) {
+    throw new Error(`error response: ${text.slice(0, 300)}`);
+  }
+  const result = response.result as Json;
+  if (result.isError === true) {
+    throw new Error(`tool error: ${text.slice(0, 500)}`);
+  }
+  return result;
+}
+
+/** Send one request (and follow cursors); time and count the result. */
+async function callOurs(
+  server: ServerProcess,
+  id: number,
+  method: string,
+  params: Json,
+): Promise<{ ms: number; count: number }> {
+  const encoder = new TextEncoder();
+  const start = performance.now();
+  await server.write(encoder.encode(request(id, method, params) + "\n"));
+  let { text, at } = await server.nextLine();
+  let result = resultOf(text);
+  if (method === "resources/list") {
+    let count = (result.resources as unknown[]).length;
+    let next = id;
+    while (typeof result.nextCursor === "string") {
+      next += 1_000_000;
+      await server.write(encoder.encode(
+        request(next, method, { cursor: result.nextCursor }) + "\n",
+      ));
+      ({ text, at } = await server.nextLine());
+      result = resultOf(text);
+      count += (result.resources as unknown[]).length;
+    }
+    return { ms: at - start, count };
+  }
+  const structured = result.structuredContent as Json | undefined;
+  return { ms: at - start, count: Number(structured?.count ?? NaN) };
+}
+
+async function stop(server: ServerProcess): Promise<void> {
+  const code = await server.close(10_000);
+  if (code !== 0) {
+    throw new Error(
+      `exited with code ${code}: ${server.stderrText().slice(0, 1000)}`,
+    );
+  }
+}
+
+function oursContender(
+  build: Build,
+  root: string,
+  method: string,
+  params: Json,
+  extra: string[] = OURS_FLAGS_ALL,
+): Contender {
+  return {
+    name: build.name,
+    async run() {
+      const server = await startOurs(build, root, extra);
+      try {
+        const { ms, count } = await callOurs(server, 1, method, params);
+        const rss = (await memoryStatus(server.pid))?.peak;
+        await stop(server);
+        return { ms, rss, count };
+      } catch (error) {
+        server.child.kill("SIGKILL");
+        throw error;
+      }
+    },
+  };
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * A shell command line run under `/usr/bin/time` (peak RSS of the largest
+ * process), its stdout lines counted.
+ */
+function shellContender(name: string, line: string, cwd: string): Contender {
+  return {
+    name,
+    async run() {
+      const rssFile = await Deno.makeTempFile({ prefix: "shipcode-rss-" });
+      try {
+        const start = performance.now();
+        const child = new Deno.Command("/usr/bin/time", {
+          args: ["-f", "%M", "-o", rssFile, "sh", "-c", line],
+          cwd,
+          stdout: "piped",
+          stderr: "piped",
+        }).spawn();
+        let lines = 0;
+        for await (const chunk of child.stdout) {
+          let at = chunk.indexOf(10);
+          while (at >= 0) {
+            lines++;
+            at = chunk.indexOf(10, at + 1);
+          }
+        }
+        const status = await child.status;
+        const ms = performance.now() - start;
+        // rg exits 1 when nothing matched.
+        if (status.code > 1) {
+          throw new Error(`"${line}" exited with ${status.code}`);
+        }
+        const kb = Number(
+          (await Deno.readTextFile(rssFile)).trim().split("\n").at(-1),
+        );
+        return {
+          ms,
+          rss: Number.isFinite(kb) ? kb * 1024 : undefined,
+          count: lines,
+        };
+      } finally {
+        await Deno.remove(rssFile).catch(() => {});
+      }
+    },
+  };
+}
+
+/** The queries of one tree. */
+interface TreeQueries {
+  literalAll: string;
+  literalNone: string;
+  regex: string;
+  listDir?: string;
+}
+
+const QUERIES: Record<string, TreeQueries> = {
+  linux: {
+    literalAll: "platform_get_irq_byname(",
+    literalNone: "shipcode_no_such_text_4711",
+    regex: String.raw`static\s+int\s+\w+_probe\(`,
+    listDir: "drivers",
+  },
+  npm: {
+    literalAll: "prototype",
+    literalNone: "shipcode_no_such_text_4711",
+    regex: String.raw`function\s+is[A-Z]\w*\(`,
+    listDir: "node_modules",
+  },
+};
+
+function workloadsOf(
+  tree: string,
+  root: string,
+  builds: Build[],
+): SearchWorkload[] {
+  const q = QUERIES[tree];
+  const list: SearchWorkload[] = [];
+  const ours = (method: string, params: Json, extra?: string[]) =>
+    builds.map((b) => oursContender(b, root, method, params, extra));
+  const search = (query: string, regex: boolean, extra?: string[]) =>
+    ours("tools/call", {
+      name: "search_text",
+      arguments: { query, regex },
+    }, extra);
+  const rg = (args: string) => `rg ${RG_FLAGS} -n ${args} .`;
+  list.push({
+    name: "literal_all",
+    label: `search_text "${q.literalAll}", all matches`,
+    contenders: [
+      ...search(q.literalAll, false),
+      shellContender("rg", rg(`-F ${shellQuote(q.literalAll)}`), root),
+    ],
+    targets: [{ against: "rg", max: 1.5 }],
+  });
+  list.push({
+    name: "literal_none",
+    label: `search_text "${q.literalNone}", no match`,
+    contenders: [
+      ...search(q.literalNone, false),
+      shellContender("rg", rg(`-F ${shellQuote(q.literalNone)}`), root),
+    ],
+    targets: [{ against: "rg", max: 1.5 }],
+  });
+  list.push({
+    name: "literal_200",
+    label: `search_text "${q.literalAll}", first 200 (default cap)`,
+    contenders: [
+      ...search(q.literalAll, false, []),
+      shellContender(
+        "rg|head",
+        `${rg(`-F ${shellQuote(q.literalAll)}`)} | head -200`,
+        root,
+      ),
+    ],
+    targets: [{ against: "rg|head", max: 2 }],
+  });
+  list.push({
+    name: "regex_all",
+    label: `search_text /${q.regex}/, all matches`,
+    contenders: [
+      ...search(q.regex, true),
+      shellContender("rg", rg(shellQuote(q.regex)), root),
+    ],
+    targets: [{ against: "rg", max: 2 }],
+  });
+  list.push({
+    name: "regex_200",
+    label: `search_text /${q.regex}/, first 200 (default cap)`,
+    contenders: [
+      ...search(q.regex, true, []),
+      shellContender("rg|head", `${rg(shellQuote(q.regex))} | head -200`, root),
+    ],
+    targets: [{ against: "rg|head", max: 2 }],
+  });
+  list.push({
+    name: "find_makefile",
+    label: "find_files **/Makefile",
+    contenders: [
+      ...ours("tools/call", {
+        name: "find_files",
+        arguments: { pattern: "**/Makefile" },
+      }),
+      shellContender(
+        "rg",
+        `rg --files ${RG_LIST_FLAGS} -g Makefile .`,
+        root,
+      ),
+      shellContender("find", "find . -name Makefile -type f", root),
+    ],
+    targets: [{ against: "rg", max: 3 }],
+  });
+  if (q.listDir !== undefined) {
+    list.push({
+      name: "list_deep",
+      label: `list_directory ${q.listDir}, depth 64`,
+      contenders: [
+        ...ours("tools/call", {
+          name: "list_directory",
+          arguments: { path: q.listDir, depth: 64 },
+        }),
+        shellContender("find", `find ${q.listDir} -mindepth 1`, root),
+      ],
+      targets: [{ against: "find", max: 3 }],
+    });
+  }
+  list.push({
+    name: "resources_list",
+    label: "resources/list, whole tree",
+    contenders: [
+      ...ours("resources/list", {}),
+      shellContender("rg", `rg --files ${RG_LIST_FLAGS} .`, root),
+    ],
+    targets: [{ against: "rg", max: 3 }],
+  });
+  return list;
+}
+
+interface Row {
+  tree: string;
+  workload: string;
+  label: string;
+  contender: string;
+  samples: Sample[];
+  failure?: string;
+}
+
+function pad(text: string, width: number): string {
+  return text.length >= width ? text : text + " ".repeat(width - text.length);
+}
+
+function renderRows(rows: Row[]): string {
+  const out: string[] = [];
+  out.push(
+    [
+      pad("workload", 16),
+      pad("who", 10),
+      pad("n", 3),
+      pad("min", 10),
+      pad("median", 10),
+      pad("peak RSS", 11),
+      "results",
+    ].join(" "),
+  );
+  for (const row of rows) {
+    const times = row.samples.map((s) => s.ms);
+    const rss = row.samples.map((s) => s.rss ?? NaN).filter(Number.isFinite);
+    const counts = [...new Set(row.samples.map((s) => s.count))].join("/");
+    out.push(
+      [
+        pad(row.workload, 16),
+        pad(row.contender, 10),
+        pad(String(row.samples.length), 3),
+        pad(times.length ? formatMs(Math.min(...times)) : "-", 10),
+        pad(times.length ? formatMs(median(times)) : "-", 10),
+        pad(rss.length ? formatBytes(Math.max(...rss)) : "-", 11),
+        counts + (row.failure ? ` FAILED: ${row.failure}` : ""),
+      ].join(" "),
+    );
+  }
+  return out.join("\n");
+}
+
+/** Repeated searches in one process: times and memory after each. */
+async function repeated(
+  build: Build,
+  root: string,
+  query: string,
+  times: number,
+): Promise<{ ms: number[]; rss: number[]; peak: number; counts: number[] }> {
+  const server = await startOurs(build, root, OURS_FLAGS_ALL);
+  const ms: number[] = [];
+  const rss: number[] = [];
+  const counts: number[] = [];
+  let peak = 0;
+  try {
+    for (let i = 0; i < times; i++) {
+      const call = await callOurs(server, i + 1, "tools/call", {
+        name: "search_text",
+        arguments: { query },
+      });
+      ms.push(call.ms);
+      counts.push(call.count);
+      const status = await memoryStatus(server.pid);
+      rss.push(status?.rss ?? NaN);
+      peak = status?.peak ?? NaN;
+    }
+    await stop(server);
+  } catch (error) {
+    server.child.kill("SIGKILL");
+    throw error;
+  }
+  return { ms, rss, peak, counts };
+}
+
+/** The machine's load averages (`/proc/loadavg`), through `cat`. */
+async function loadAverage(): Promise<string> {
+  try {
+    const out = await new Deno.Command("cat", {
+      args: ["/proc/loadavg"],
+      stdout: "piped",
+      stderr: "null",
+    }).output();
+    return new TextDecoder().decode(out.stdout).trim() || "?";
+  } catch {
+    return "?";
+  }
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      trees: { type: "string", default: "linux,npm" },
+      workloads: { type: "string" },
+      runs: { type: "string", default: "5" },
+      repeats: { type: "string", default: "20" },
+      add: { type: "string", multiple: true, default: [] },
+      "no-targets": { type: "boolean", default: false },
+    },
+    strict: true,
+  });
+  const runs = Number(values.runs);
+  const repeats = Number(values.repeats);
+  const treeNames = values.trees.split(",").filter((t) => t);
+  const only = values.workloads?.split(",").filter((w) => w);
+  const builds: Build[] = [{ name: "ours", main: `${PROJECT_ROOT}main.ts` }];
+  for (const spec of values.add) {
+    const eq = spec.indexOf("=");
+    if (eq < 1) {
+      throw new Error(`--add wants name=path/to/main.ts, got "${spec}"`);
+    }
+    builds.push({ name: spec.slice(0, eq), main: spec.slice(eq + 1) });
+  }
+  const trees = await prepareTrees(treeNames);
+  const load = await loadAverage();
+  console.log(`load average at start: ${load}`);
+  const rows: Row[] = [];
+  const verdicts: string[] = [];
+  let failed = false;
+  for (const tree of treeNames) {
+    const root = trees[tree];
+    const workloads = workloadsOf(tree, root, builds).filter((w) =>
+      only === undefined || only.includes(w.name)
+    );
+    for (const workload of workloads) {
+      const byName = new Map<string, Row>();
+      for (const c of workload.contenders) {
+        byName.set(c.name, {
+          tree,
+          workload: workload.name,
+          label: workload.label,
+          contender: c.name,
+          samples: [],
+        });
+      }
+      console.error(`${tree}: ${workload.label} (${runs} rounds)`);
+      for (let round = 0; round < runs; round++) {
+        for (const c of shuffled(workload.contenders)) {
+          const row = byName.get(c.name)!;
+          if (row.failure !== undefined) continue;
+          try {
+            row.samples.push(await c.run());
+          } catch (error) {
+            row.failure = (error as Error).message.split("\n")[0].slice(0, 300);
+          }
+        }
+      }
+      const wrows = [...byName.values()];
+      rows.push(...wrows);
+      console.log(`\n${tree}: ${workload.label}`);
+      console.log(renderRows(wrows));
+      for (const build of builds) {
+        const mine = byName.get(build.name)!;
+        for (const target of workload.targets) {
+          const ref = byName.get(target.against)!;
+          const ok = mine.failure === undefined && ref.failure === undefined &&
+            mine.samples.length > 0 && ref.samples.length > 0;
+          const ratio = ok
+            ? median(mine.samples.map((s) => s.ms)) /
+              median(ref.samples.map((s) => s.ms))
+            : NaN;
+          const minRatio = ok
+            ? Math.min(...mine.samples.map((s) => s.ms)) /
+              Math.min(...ref.samples.map((s) => s.ms))
+            : NaN;
+          const pass = ok && ratio <= target.max;
+          if (!pass) failed = true;
+          const line = `${
+            pass ? "PASS" : "FAIL"
+          } ${tree} ${workload.name}: ${build.name}/${target.against} = ${
+            ratio.toFixed(2)
+          } (min/min ${minRatio.toFixed(2)}; target ≤ ${target.max})${
+            mine.failure ? ` (${build.name} failed: ${mine.failure})` : ""
+          }`;
+          verdicts.push(line);
+          console.log(line);
+        }
+      }
+    }
+    if (
+      repeats > 0 && (only === undefined || only.includes("repeated")) &&
+      tree === "linux"
+    ) {
+      for (const build of builds) {
+        console.error(`${tree}: ${repeats} repeated searches (${build.name})`);
+        try {
+          const r = await repeated(
+            build,
+            root,
+            QUERIES[tree].literalAll,
+            repeats,
+          );
+          console.log(
+            `\n${tree}: ${repeats} searches for "${
+              QUERIES[tree].literalAll
+            }" in one ${build.name} process`,
+          );
+          console.log(
+            `times: ${r.ms.map((m) => (m / 1000).toFixed(2)).join(" ")} s`,
+          );
+          console.log(
+            `RSS after each: ${
+              r.rss.map((b) => (b / 1048576).toFixed(0)).join(" ")
+            } MiB; peak ${formatBytes(r.peak)}`,
+          );
+          const peakOk = r.peak <= 150 * 1048576;
+          const early = median(r.rss.slice(1, 6));
+          const late = median(r.rss.slice(-5));
+          const growOk = late <= early * 1.1;
+          const slowest = Math.max(...r.ms.slice(1));
+          const slowOk = slowest <= r.ms[0] * 1.1;
+          for (
+            const [ok, text] of [
+              [peakOk, `peak RSS ${formatBytes(r.peak)} (target ≤ 150 MiB)`],
+              [
+                growOk,
+                `RSS not growing: median of the last 5 ${
+                  formatBytes(late)
+                } vs calls 2-6 ${formatBytes(early)} (target ≤ 1.1×)`,
+              ],
+              [
+                slowOk,
+                `no call slower than the first: slowest later ${
+                  formatMs(slowest)
+                } vs first ${formatMs(r.ms[0])} (≤ 1.1×, for noise)`,
+              ],
+            ] as const
+          ) {
+            if (!ok) failed = true;
+            const line = `${
+              ok ? "PASS" : "FAIL"
+            } ${tree} repeated: ${build.name} ${text}`;
+            verdicts.push(line);
+            console.log(line);
+          }
+        } catch (error) {
+          failed = true;
+          const line = `FAIL ${tree} repeated: ${build.name} failed: ${
+            (error as Error).message.slice(0, 300)
+          }`;
+          verdicts.push(line);
+          console.log(line);
+        }
+      }
+    }
+  }
+  const endLoad = await loadAverage();
+  console.log(`\nload average at end: ${endLoad}`);
+  console.log("\nTargets:");
+  console.log(verdicts.join("\n"));
+  if (values["no-targets"]) return 0;
+  return failed ? 1 : 0;
+}
+
+if (import.meta.main) Deno.exit(await main());
