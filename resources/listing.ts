@@ -232,9 +232,10 @@ async function directoriesAt(
  * lazily: a consumer that stops early stops the reading. Levels are read
  * breadth-first: the directories of one level, in path order, are the
  * next level's to read, so each directory is read once. Resuming reads the
- * directories above the level `after` lies in, and that level's from its
- * start (the files before `after` are not served again, but the
- * directories beside them are the next level's). Throws
+ * directories above the level `after` lies in, then that level from the
+ * directory of `after` on; the directories before it are read again only
+ * when the listing goes on to the next level, for their subdirectories.
+ * Throws
  * {@linkcode BadResumeKey} for an `after` that is not a root-relative path.
  */
 export async function* rankedFiles(
@@ -275,21 +276,30 @@ export async function* rankedFiles(
     : undefined;
   for (; frontier.length > 0; depth++) {
     const next: string[][] = [];
-    for (const dir of frontier) {
-      // Before the resume point: served already, but their directories
-      // are the next level's. In its directory: the files after it.
-      const order = resumeAt === undefined || depth !== resumeAt.depth
-        ? 1
-        : compareSegments(dir, resumeAt.dir);
-      const resumeName = order === 0 ? resumeAt?.name : undefined;
+    // On the resume level, the directories before the resume point were
+    // served by earlier pages: they are read again only for the next
+    // level's directories, and only if this page gets that far (most pages
+    // end on the level they start on).
+    let before: string[][] = [];
+    let current = frontier;
+    if (resumeAt !== undefined && depth === resumeAt.depth) {
+      const at = frontier.findIndex((dir) =>
+        compareSegments(dir, resumeAt.dir) >= 0
+      );
+      before = at < 0 ? frontier : frontier.slice(0, at);
+      current = at < 0 ? [] : frontier.slice(at);
+    }
+    for (const dir of current) {
+      // In the resume point's directory: the files after it.
+      const resumeName = resumeAt !== undefined && depth === resumeAt.depth &&
+          compareSegments(dir, resumeAt.dir) === 0
+        ? resumeAt.name
+        : undefined;
       for await (
         const entry of entriesOf(workspace, join(dir), undefined, signal)
       ) {
         if (entry.isFile) {
-          if (
-            order > 0 ||
-            (resumeName !== undefined && nameOf(entry) > resumeName)
-          ) {
+          if (resumeName === undefined || nameOf(entry) > resumeName) {
             yield entry;
           }
         } else if (isRealDirectory(workspace, entry)) {
@@ -297,7 +307,19 @@ export async function* rankedFiles(
         }
       }
     }
-    frontier = next;
+    const earlier: string[][] = [];
+    if (before.length > 0) {
+      for (const dir of before) {
+        for await (
+          const entry of entriesOf(workspace, join(dir), undefined, signal)
+        ) {
+          if (!entry.isFile && isRealDirectory(workspace, entry)) {
+            earlier.push([...dir, nameOf(entry)]);
+          }
+        }
+      }
+    }
+    frontier = earlier.length > 0 ? [...earlier, ...next] : next;
   }
 }
 
