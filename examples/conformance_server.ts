@@ -400,15 +400,18 @@ function registerTools(server: McpServer, resources: FixtureResources): void {
     description: "Reports progress 0, 50 and 100 of 100 when asked for it.",
     inputSchema: NO_ARGUMENTS,
     async run(_args, ctx) {
-      // Steps 50 ms apart, as the suite's own fixture paces them: each
-      // one reaches the client.
+      // Steps 50 ms apart, as the suite's own fixture paces them, each
+      // reported before its wait: the official SDK client handles a
+      // notification a microtask after the message, so a progress
+      // notification read in one chunk with the answer would reach it
+      // after the answer had ended the call, and be dropped.
       for (const progress of [0, 50, 100]) {
-        await sleep(50, ctx.signal);
         ctx.reportProgress(
           progress,
           100,
           `Completed step ${progress} of 100`,
         );
+        await sleep(50, ctx.signal);
       }
       const token = ctx.meta?.progressToken;
       return { content: [textContent(String(token ?? "no progress token"))] };
