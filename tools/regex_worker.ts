@@ -26,6 +26,7 @@ import { trackLoading } from "../mcp/loading.ts";
 
 const WORKER_SOURCE = `
 self.onmessage = (event) => {
+  const started = performance.now();
   const { id, source, flags, texts, limit, maxChars } = event.data;
   try {
     const re = new RegExp(source, flags);
@@ -43,9 +44,13 @@ self.onmessage = (event) => {
         }
       }
     }
-    self.postMessage({ id, hits });
+    self.postMessage({ id, hits, ms: performance.now() - started });
   } catch (error) {
-    self.postMessage({ id, error: String(error && error.message || error) });
+    self.postMessage({
+      id,
+      error: String(error && error.message || error),
+      ms: performance.now() - started,
+    });
   }
 };
 `;
@@ -113,15 +118,21 @@ function startWorker(): Worker {
   trackLoading(booted.promise);
   booting = booted.resolve;
   w.onmessage = (
-    event: MessageEvent<{ id: number; hits?: RegexHit[]; error?: string }>,
+    event: MessageEvent<
+      { id: number; hits?: RegexHit[]; error?: string; ms: number }
+    >,
   ) => {
     booted.resolve();
     const job = running;
     if (job === undefined || job.message.id !== event.data.id) return;
-    finish(job);
-    const { error, hits } = event.data;
+    const { error, hits, ms } = event.data;
+    finish(job, ms);
     job.settle(
-      error === undefined ? undefined : new Error(`regex failed: ${error}`),
+      error !== undefined
+        ? new Error(`regex failed: ${error}`)
+        : job.budget.remainingMs < 0
+        ? new RegexTimeoutError(job.budget.totalMs)
+        : undefined,
       hits,
     );
     pump();
@@ -137,23 +148,40 @@ function startWorker(): Worker {
   return w;
 }
 
-// Stop the clock of the running job and charge its time to its budget.
-function finish(job: Job): void {
+/**
+ * Stop the clock of the running job and charge its matching time to its
+ * budget: the time the worker measured, when it answered. Copying the
+ * texts to the worker, and a main thread too busy to take the answer at
+ * once, are not matching.
+ */
+function finish(job: Job, workerMs?: number): void {
   clearTimeout(job.timer);
-  job.budget.remainingMs -= performance.now() - job.started;
+  job.budget.remainingMs -= workerMs ?? performance.now() - job.started;
   running = undefined;
 }
+
+/**
+ * How much longer than its remaining budget a job may go unanswered before
+ * the worker is stopped: room for the round trip (copying the texts, a
+ * busy main thread), which the budget does not count.
+ */
+const ROUND_TRIP_SLACK_MS = 250;
 
 function pump(): void {
   if (running !== undefined) return;
   const job = queue.shift();
   if (job === undefined) return;
+  if (job.budget.remainingMs <= 0) {
+    job.settle(new RegexTimeoutError(job.budget.totalMs));
+    pump();
+    return;
+  }
   running = job;
   worker ??= startWorker();
   job.started = performance.now();
   job.timer = setTimeout(
     () => fail(job, new RegexTimeoutError(job.budget.totalMs)),
-    Math.max(0, job.budget.remainingMs),
+    job.budget.remainingMs + ROUND_TRIP_SLACK_MS,
   );
   worker.postMessage(job.message);
 }

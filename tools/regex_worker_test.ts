@@ -72,3 +72,36 @@ Deno.test("matchLines: a final newline ends the last line without adding an empt
     stopRegexWorker();
   }
 });
+
+Deno.test("matchLines: a main thread too busy to take the answer is not charged", async () => {
+  try {
+    // Start the worker first, so its start-up is not part of this.
+    await matchLines("a", "", ["a"], 10, new RegexBudget(60_000));
+    const budget = new RegexBudget(50);
+    const job = matchLines("b", "", ["a\nb"], 10, budget);
+    // The worker answers at once; the main thread takes it 150 ms later.
+    const until = performance.now() + 150;
+    while (performance.now() < until) { /* busy */ }
+    assert.deepEqual(await job, [[0, 2, "b"]]);
+    assert.ok(budget.remainingMs > 0, `${budget.remainingMs} ms left`);
+  } finally {
+    stopRegexWorker();
+  }
+});
+
+Deno.test("matchLines: once a budget is spent, its next job fails at once", async () => {
+  try {
+    const budget = new RegexBudget(5);
+    await assert.rejects(
+      matchLines("q.*z$", "", [BIG_TEXT], 10, budget),
+      RegexTimeoutError,
+    );
+    assert.ok(budget.remainingMs <= 0);
+    await assert.rejects(
+      matchLines("b", "", ["b"], 10, budget),
+      RegexTimeoutError,
+    );
+  } finally {
+    stopRegexWorker();
+  }
+});
