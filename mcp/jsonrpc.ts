@@ -338,6 +338,27 @@ export function decode(line: string): IncomingMessage {
       }); send one JSON-RPC message per line.`,
     );
   }
+  // Almost every line is a valid request whose id needs no exact
+  // treatment: one pass of checks recognises it (this runs for every
+  // message). Anything else, valid or not, takes the general path below,
+  // which checks each rule in turn to give the right error.
+  if (typeof value === "object" && value !== null) {
+    const { id, method, params } = value as JsonObject;
+    if (
+      (value as JsonObject).jsonrpc === "2.0" && typeof method === "string" &&
+      (params === undefined || isObject(params)) &&
+      (typeof id === "number"
+        ? idWrittenCanonically(line, id)
+        : typeof id === "string" && !line.includes("\\"))
+    ) {
+      return {
+        kind: "request",
+        id: id as string | number,
+        method,
+        params: params as JsonObject | undefined,
+      };
+    }
+  }
   if (isObject(value) && "id" in value) {
     const id = value.id;
     // The fast path is exact only when no escape or odd spelling can hide in
