@@ -296,6 +296,26 @@ function idWrittenCanonically(line: string, id: number): boolean {
   return negative ? value !== 0 && -value === id : value === id;
 }
 
+/**
+ * Where a number in a line may be spelled other than as its value prints:
+ * a digit before a fraction or an exponent, or `-0`. Matches in strings do
+ * no harm (the line only takes a slower path). `2.0` followed by a quote,
+ * as in every message's `"jsonrpc":"2.0"`, is left out: a number is never
+ * directly followed by a quote, so that is always inside a string.
+ */
+const ODD_NUMBER = /[0-9](?:[eE]|\.(?!0"))|-0(?![0-9])/;
+
+/**
+ * Whether a numeric `id` parsed from `line` is exact: a safe integer
+ * spelled as it prints. One search of the line settles the usual case (no
+ * number in the line spelled oddly, so the id is not either, whichever
+ * member it is); a line it cannot settle reads the id's literal.
+ */
+function numberIdExact(line: string, id: number): boolean {
+  return Number.isSafeInteger(id) &&
+    (!ODD_NUMBER.test(line) || idWrittenCanonically(line, id));
+}
+
 /** Turn a parsed id plus its source text into a RequestId, or null if invalid. */
 function toRequestId(
   id: unknown,
@@ -337,6 +357,27 @@ export function decode(line: string): IncomingMessage {
         (error as Error).message
       }); send one JSON-RPC message per line.`,
     );
+  }
+  // Almost every line is a valid request whose id needs no exact
+  // treatment: one pass of checks recognises it (this runs for every
+  // message). Anything else, valid or not, takes the general path below,
+  // which checks each rule in turn to give the right error.
+  if (typeof value === "object" && value !== null) {
+    const { id, method, params } = value as JsonObject;
+    if (
+      (value as JsonObject).jsonrpc === "2.0" && typeof method === "string" &&
+      (params === undefined || isObject(params)) &&
+      (typeof id === "number"
+        ? numberIdExact(line, id)
+        : typeof id === "string" && !line.includes("\\"))
+    ) {
+      return {
+        kind: "request",
+        id: id as string | number,
+        method,
+        params: params as JsonObject | undefined,
+      };
+    }
   }
   if (isObject(value) && "id" in value) {
     const id = value.id;

@@ -103,6 +103,23 @@ const TABLE: [string, string][] = [
   ['{"jsonrpc":"2.0","id":1.0,"method":"ping"}', "invalid null -32600"],
   ['{"jsonrpc":"2.0","id":1e3,"method":"ping"}', "invalid null -32600"],
   ['{"jsonrpc":"2.0","id":1E3,"method":"ping"}', "invalid null -32600"],
+  ['{"jsonrpc":"2.0","id":2.0,"method":"ping"}', "invalid null -32600"],
+  ['{"jsonrpc":"2.0","id":100e-2,"method":"ping"}', "invalid null -32600"],
+  // The last of duplicate ids counts, however the first is written.
+  ['{"jsonrpc":"2.0","id":99,"id":1.0,"method":"ping"}', "invalid null -32600"],
+  [
+    '{"jsonrpc":"2.0","id":1.0,"id":7,"method":"ping"}',
+    "request 7 ping undefined",
+  ],
+  // Numbers and number-like text elsewhere in the line leave the id alone.
+  [
+    '{"jsonrpc":"2.0","id":3,"method":"m","params":{"a":1.5,"b":-0,"c":"2e5"}}',
+    'request 3 m {"a":1.5,"b":0,"c":"2e5"}',
+  ],
+  [
+    '{"jsonrpc":"2.0","id":4,"method":"m","params":{"d":"2025-06-18","v":"1.0"}}',
+    'request 4 m {"d":"2025-06-18","v":"1.0"}',
+  ],
   ['{"jsonrpc":"2.0","id":false,"method":"ping"}', "invalid null -32600"],
   ['{"jsonrpc":"2.0","id":{},"method":"ping"}', "invalid null -32600"],
   ['{"jsonrpc":"2.0","id":[],"method":"ping"}', "invalid null -32600"],
