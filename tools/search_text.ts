@@ -29,6 +29,7 @@ import {
   type ToolCaps,
 } from "./common.ts";
 import { GLOB_SYNTAX, globMatcher } from "./glob.ts";
+import { literalPrefilter } from "./prefilter.ts";
 import { MAX_REGEX_LENGTH, prepareRegex, type SearchRegex } from "./regex.ts";
 import { matchLines, RegexBudget, RegexTimeoutError } from "./regex_worker.ts";
 
@@ -183,6 +184,11 @@ export function searchTextTool(
       const regex: SearchRegex | undefined = useRegex
         ? prepareRegex(query, caseSensitive)
         : undefined;
+      // Most files cannot hold a literal query: their bytes tell, and they
+      // are never decoded.
+      const mayContain = regex === undefined
+        ? literalPrefilter(query, caseSensitive)
+        : undefined;
       const start = await ws.resolve(path);
       const inGlob = glob === undefined ? () => true : globMatcher(
         glob,
@@ -294,6 +300,7 @@ export function searchTextTool(
             continue;
           }
           searched++;
+          if (mayContain !== undefined && !mayContain(bytes)) continue;
           const text = decodeText(bytes);
           if (regex !== undefined) {
             batch.push({ path: file.relative, text });
