@@ -46,6 +46,9 @@ const BATCH_CHARS = 1 << 20;
 // BATCH_CHARS.
 const FIRST_BATCH_CHARS = 32 * 1024;
 
+// Largest file read into the search's reused buffer.
+const SCRATCH_BYTES = 1 << 20;
+
 interface Match {
   path: string;
   line: number;
@@ -239,6 +242,12 @@ export function searchTextTool(
         }
       }
 
+      // Every file is read into this one buffer (each is decoded, or
+      // dropped, before the next is read), saving a fresh zeroed buffer per
+      // file; larger files get their own.
+      const scratch = new Uint8Array(
+        Math.min(caps.maxReadBytes, SCRATCH_BYTES) + 1,
+      );
       const matches: Match[] = [];
       let searched = 0;
       let skipped = 0;
@@ -284,6 +293,7 @@ export function searchTextTool(
               maxBytes: caps.maxReadBytes,
               signal: ctx.signal,
               skipLarger: true,
+              scratch,
             });
           } catch (error) {
             if (!(error instanceof WorkspaceError)) throw error;
