@@ -29,6 +29,7 @@ import {
   type ToolCaps,
 } from "./common.ts";
 import { GLOB_SYNTAX, globMatcher } from "./glob.ts";
+import { literalPrefilter } from "./prefilter.ts";
 import { MAX_REGEX_LENGTH, prepareRegex, type SearchRegex } from "./regex.ts";
 import { matchLines, RegexBudget, RegexTimeoutError } from "./regex_worker.ts";
 
@@ -44,6 +45,9 @@ const BATCH_CHARS = 1 << 20;
 // The first batch of a search, in chars; each next one doubles, up to
 // BATCH_CHARS.
 const FIRST_BATCH_CHARS = 32 * 1024;
+
+// Largest file read into the search's reused buffer.
+const SCRATCH_BYTES = 1 << 20;
 
 interface Match {
   path: string;
@@ -183,6 +187,11 @@ export function searchTextTool(
       const regex: SearchRegex | undefined = useRegex
         ? prepareRegex(query, caseSensitive)
         : undefined;
+      // Most files cannot hold a literal query: their bytes tell, and they
+      // are never decoded.
+      const mayContain = regex === undefined
+        ? literalPrefilter(query, caseSensitive)
+        : undefined;
       const start = await ws.resolve(path);
       const inGlob = glob === undefined ? () => true : globMatcher(
         glob,
@@ -233,6 +242,12 @@ export function searchTextTool(
         }
       }
 
+      // Every file is read into this one buffer (each is decoded, or
+      // dropped, before the next is read), saving a fresh zeroed buffer per
+      // file; larger files get their own.
+      const scratch = new Uint8Array(
+        Math.min(caps.maxReadBytes, SCRATCH_BYTES) + 1,
+      );
       const matches: Match[] = [];
       let searched = 0;
       let skipped = 0;
@@ -278,6 +293,7 @@ export function searchTextTool(
               maxBytes: caps.maxReadBytes,
               signal: ctx.signal,
               skipLarger: true,
+              scratch,
             });
           } catch (error) {
             if (!(error instanceof WorkspaceError)) throw error;
@@ -294,6 +310,7 @@ export function searchTextTool(
             continue;
           }
           searched++;
+          if (mayContain !== undefined && !mayContain(bytes)) continue;
           const text = decodeText(bytes);
           if (regex !== undefined) {
             batch.push({ path: file.relative, text });

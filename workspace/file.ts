@@ -31,6 +31,13 @@ export interface ReadOptions {
    * and answer `truncated` at once (for callers that skip such files).
    */
   skipLarger?: boolean;
+  /**
+   * A buffer to read into when it is large enough for the file (its size
+   * at open plus one byte, or `maxBytes` plus one), instead of a new one
+   * per read: the bytes returned are then a view of it, valid until it is
+   * used again. Saves allocating and zeroing a buffer per file in a scan.
+   */
+  scratch?: Uint8Array;
 }
 
 /** What {@linkcode WorkspaceHandle.read} returns. */
@@ -127,9 +134,11 @@ export class WorkspaceHandle implements Disposable {
     const limit = options.maxBytes + 1;
     // Sized by the cap and the size seen when opened (plus one byte, to
     // notice growth), so an ordinary file is read without regrowing.
-    let buffer = new Uint8Array(
-      Math.max(1, Math.min(limit, this.info.size + 1)),
-    );
+    const wanted = Math.max(1, Math.min(limit, this.info.size + 1));
+    let buffer = options.scratch !== undefined &&
+        options.scratch.length >= wanted
+      ? options.scratch.subarray(0, wanted)
+      : new Uint8Array(wanted);
     let filled = 0;
     while (filled < limit) {
       if (filled === buffer.length) {

@@ -107,3 +107,32 @@ Deno.test("a 2 GiB sparse file: small reads return at once, long ones yield and 
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("reads into a scratch buffer when it fits the file, a new one when not", async () => {
+  const base = await tempBase();
+  try {
+    await Deno.writeTextFile(`${base}/long.txt`, "long text\n");
+    await Deno.writeTextFile(`${base}/short.txt`, "abc");
+    await Deno.writeTextFile(`${base}/big.txt`, "x".repeat(64));
+    const ws = await Workspace.open(base);
+    const scratch = new Uint8Array(17).fill(0x21);
+    const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+    const long = await ws.readFile("long.txt", { maxBytes: 100, scratch });
+    assert.equal(long.bytes.buffer, scratch.buffer);
+    assert.equal(decode(long.bytes), "long text\n");
+    // A shorter file after a longer one: nothing of the first shows.
+    const short = await ws.readFile("short.txt", { maxBytes: 100, scratch });
+    assert.equal(short.bytes.buffer, scratch.buffer);
+    assert.equal(decode(short.bytes), "abc");
+    // Larger than the scratch buffer: read whole into a buffer of its own.
+    const big = await ws.readFile("big.txt", { maxBytes: 100, scratch });
+    assert.notEqual(big.bytes.buffer, scratch.buffer);
+    assert.equal(decode(big.bytes), "x".repeat(64));
+    // The cap still holds with a scratch buffer.
+    const capped = await ws.readFile("long.txt", { maxBytes: 4, scratch });
+    assert.equal(decode(capped.bytes), "long");
+    assert.equal(capped.truncated, true);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
