@@ -18,6 +18,7 @@
 import { invalid, WorkspaceError } from "./errors.ts";
 import {
   MAX_PATH_BYTES,
+  readOpened,
   type ReadOptions,
   type ReadResult,
   type ResolvedPath,
@@ -317,13 +318,7 @@ export class Roots implements WorkspaceView {
     options: ReadOptions,
   ): Promise<ReadResult & ResolvedPath> {
     using handle = await this.open(target);
-    const result = await handle.read(options);
-    return {
-      relative: handle.relative,
-      absolute: handle.absolute,
-      info: handle.info,
-      ...result,
-    };
+    return await readOpened(handle, options);
   }
 
   /**

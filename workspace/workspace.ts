@@ -78,6 +78,23 @@ export interface ResolvedPath {
   info: Deno.FileInfo;
 }
 
+/**
+ * Read the file `handle` has open (see {@linkcode WorkspaceHandle.read}),
+ * with the path it was reached by. The handle's owner disposes of it.
+ */
+export async function readOpened(
+  handle: Pick<WorkspaceHandle, "read" | "relative" | "absolute" | "info">,
+  options: ReadOptions,
+): Promise<ReadResult & ResolvedPath> {
+  const result = await handle.read(options);
+  return {
+    relative: handle.relative,
+    absolute: handle.absolute,
+    info: handle.info,
+    ...result,
+  };
+}
+
 /** One entry met by {@linkcode Workspace.walk}. */
 export interface WalkEntry {
   /** POSIX path relative to the root, as reached (through links, if any). */
@@ -375,13 +392,7 @@ export class Workspace {
     options: ReadOptions,
   ): Promise<ReadResult & ResolvedPath> {
     using handle = await this.open(target);
-    const result = await handle.read(options);
-    return {
-      relative: handle.relative,
-      absolute: handle.absolute,
-      info: handle.info,
-      ...result,
-    };
+    return await readOpened(handle, options);
   }
 
   #findEntry(fs: RootFs, entry: WalkEntry): Found {
