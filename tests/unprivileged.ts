@@ -56,3 +56,23 @@ export async function runUnprivileged(
     await Deno.remove(denoDir, { recursive: true });
   }
 }
+
+/**
+ * A fresh directory (real path) that an unprivileged process can enter,
+ * holding `ok.txt` and `sub/y.txt` ("readable text") beside an unreadable
+ * file `locked.txt` and an unreadable directory `locked_dir` (with
+ * `inner.txt`, "hidden text"): what the tests of skipped entries walk.
+ */
+export async function lockedTree(prefix: string): Promise<string> {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix }));
+  await Deno.chmod(base, 0o755);
+  await Deno.writeTextFile(`${base}/ok.txt`, "readable text\n");
+  await Deno.mkdir(`${base}/locked_dir`);
+  await Deno.writeTextFile(`${base}/locked_dir/inner.txt`, "hidden text\n");
+  await Deno.writeTextFile(`${base}/locked.txt`, "locked text\n");
+  await Deno.mkdir(`${base}/sub`);
+  await Deno.writeTextFile(`${base}/sub/y.txt`, "readable text\n");
+  await Deno.chmod(`${base}/locked_dir`, 0o000);
+  await Deno.chmod(`${base}/locked.txt`, 0o000);
+  return base;
+}

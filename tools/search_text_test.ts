@@ -6,6 +6,7 @@ import { linearEngineAvailable } from "./regex.ts";
 import type { JsonObject } from "../mcp/jsonrpc.ts";
 import {
   canDropPrivileges,
+  lockedTree,
   runUnprivileged,
   UNPRIVILEGED_HOW,
 } from "../tests/unprivileged.ts";
@@ -183,19 +184,8 @@ Deno.test({
     `search_text: unreadable files are skipped and counted (${UNPRIVILEGED_HOW})`,
   ignore: !canDropPrivileges,
   async fn() {
-    const base = await Deno.realPath(
-      await Deno.makeTempDir({ prefix: "shipcode-search-" }),
-    );
+    const base = await lockedTree("shipcode-search-");
     try {
-      await Deno.chmod(base, 0o755);
-      await Deno.writeTextFile(`${base}/ok.txt`, "readable text\n");
-      await Deno.mkdir(`${base}/locked_dir`);
-      await Deno.writeTextFile(`${base}/locked_dir/inner.txt`, "hidden text\n");
-      await Deno.writeTextFile(`${base}/locked.txt`, "locked text\n");
-      await Deno.mkdir(`${base}/sub`);
-      await Deno.writeTextFile(`${base}/sub/y.txt`, "readable text\n");
-      await Deno.chmod(`${base}/locked_dir`, 0o000);
-      await Deno.chmod(`${base}/locked.txt`, 0o000);
       const result = await runUnprivileged(
         `
         const { Workspace } = await import(Deno.args[0]);

@@ -16,6 +16,7 @@ import {
 import { makeTempWorkspace } from "../tests/tools_fixture.ts";
 import {
   canDropPrivileges,
+  lockedTree,
   runUnprivileged,
   UNPRIVILEGED_HOW,
 } from "../tests/unprivileged.ts";
@@ -528,17 +529,8 @@ Deno.test({
     `without permission: unreadable entries are skipped and counted (${UNPRIVILEGED_HOW})`,
   ignore: !canDropPrivileges,
   async fn() {
-    const base = await tempBase();
+    const base = await lockedTree("shipcode-ws-sec-");
     try {
-      await Deno.chmod(base, 0o755);
-      await Deno.writeTextFile(`${base}/ok.txt`, "readable text\n");
-      await Deno.mkdir(`${base}/locked_dir`);
-      await Deno.writeTextFile(`${base}/locked_dir/inner.txt`, "hidden text\n");
-      await Deno.writeTextFile(`${base}/locked.txt`, "locked text\n");
-      await Deno.mkdir(`${base}/sub`);
-      await Deno.writeTextFile(`${base}/sub/y.txt`, "readable text\n");
-      await Deno.chmod(`${base}/locked_dir`, 0o000);
-      await Deno.chmod(`${base}/locked.txt`, 0o000);
       const result = await runUnprivileged(
         `
         const { Workspace, walkSkips, WorkspaceError } = await import(Deno.args[0]);
