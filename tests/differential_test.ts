@@ -14,6 +14,7 @@
  * @module
  */
 
+import { prng as rng } from "./prng.ts";
 import { strict as assert } from "node:assert";
 import { Workspace } from "../workspace/workspace.ts";
 import { WorkspaceResources } from "../resources/provider.ts";
@@ -25,18 +26,6 @@ import { stopRegexWorker } from "../tools/regex_worker.ts";
 const MAX_READ = 2048;
 
 const NEVER = new AbortController().signal;
-
-// A small seeded generator (mulberry32): every tree is reproducible.
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const DIR_NAMES = [
   "src",

@@ -8,21 +8,10 @@
  * @module
  */
 
+import { prng } from "./prng.ts";
 import { strict as assert } from "node:assert";
 import { pathToFileURL } from "node:url";
 import { runServer } from "./process.ts";
-
-/** mulberry32: a small PRNG from a fixed start, so every run sees the same stream. */
-function prng(start: number): () => number {
-  let a = start >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** What one line must produce: nothing, or a response with this id text. */
 type Expect = { id: string; outcome: "result" | number } | undefined;

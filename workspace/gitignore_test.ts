@@ -1,3 +1,4 @@
+import { prng } from "../tests/prng.ts";
 import { strict as assert } from "node:assert";
 import { IgnoreRules, pathBytes, wildmatch } from "./gitignore.ts";
 import { Workspace } from "./workspace.ts";
@@ -77,19 +78,6 @@ Deno.test("wildmatch: a hostile pattern stays fast", () => {
   assert.equal(wildmatch(nested, bytes("a/".repeat(500) + "c"), true), false);
   assert.ok(performance.now() - start < 2000, "too slow");
 });
-
-// mulberry32: a small PRNG from a fixed start, so every run generates the
-// same cases.
-function prng(start: number): () => number {
-  let a = start >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const NAMES = [
   "a",
