@@ -91,7 +91,11 @@ Deno.test("a 2 GiB sparse file: small reads return at once, long ones yield and 
     const elapsed = performance.now() - started;
     assert.ok(elapsed < 3000, `abort took ${elapsed.toFixed(0)} ms`);
     assert.ok(streamed < 2 * 1024 * 1024 * 1024, "read it all anyway");
-    assert.ok(ticks >= 10, `only ${ticks} timer turns while streaming`);
+    // The abort itself comes from a timer, so reaching here already shows the
+    // loop turns; the count only guards against a stream that yields rarely.
+    // A loaded 2-core CI machine gave 9 turns of a 5 ms timer in 300 ms, so
+    // the bar is low: a stream that never yields gives 0 or 1.
+    assert.ok(ticks >= 3, `only ${ticks} timer turns while streaming`);
 
     // A big bounded read is asynchronous too: timers run during it.
     ticks = 0;
