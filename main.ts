@@ -21,6 +21,7 @@ import {
   completionHandlers,
   handlers,
   loggingHandlers,
+  modernHandlers,
   promptHandlers,
 } from "./handlers/mod.ts";
 import { listClientRoots, rootsHandlers } from "./handlers/roots.ts";
@@ -81,6 +82,8 @@ export function handlerMap(config: Config): HandlerMap {
     ...(on("prompts") ? promptHandlers : {}),
     ...(on("completion") ? completionHandlers : {}),
     ...(on("logging") ? loggingHandlers : {}),
+    // 2026-07-28 is offered like any version: by --protocol-versions.
+    ...(config.protocolVersions.includes("2026-07-28") ? modernHandlers : {}),
   };
 }
 
