@@ -296,3 +296,51 @@ Deno.test("SDK 2.x pinned: log records only for a request that set a level", asy
     await client.close();
   }
 });
+
+Deno.test("SDK 2.x pinned: without --root, a request is served the roots its client gives", async () => {
+  const transport = new StdioClientTransport({
+    ...serverCommand(MODERN),
+    cwd: `${PROJECT_ROOT}tests/fixtures/resources`,
+    stderr: "ignore",
+    env: { NO_COLOR: "1" },
+  });
+  const client = new Client({ name: "shipcode-tests", version: "0.0.1" }, {
+    ...PIN,
+    capabilities: { roots: {} },
+  });
+  let listed = 0;
+  client.setRequestHandler("roots/list", () => {
+    listed++;
+    return { roots: [{ uri: new URL(`file://${ROOT}`).href }] };
+  });
+  await client.connect(transport);
+  try {
+    const listing = await client.callTool({
+      name: "list_directory",
+      arguments: {},
+    });
+    assert.match(texts(listing), /^images\/$/m);
+    assert.doesNotMatch(texts(listing), /^notes\.txt /m);
+    assert.ok(listed >= 1, "the roots were asked for");
+  } finally {
+    await client.close();
+  }
+  // A client without the roots capability is served the server's own.
+  const plain = await connect(
+    {
+      ...serverCommand(MODERN),
+      cwd: `${PROJECT_ROOT}tests/fixtures/resources`,
+    } as { command: string; args: string[] },
+    PIN,
+  );
+  try {
+    const listing = await plain.callTool({
+      name: "list_directory",
+      arguments: {},
+    });
+    assert.doesNotMatch(texts(listing), /^images\/$/m);
+    assert.match(texts(listing), /^notes\.txt /m);
+  } finally {
+    await plain.close();
+  }
+});
