@@ -37,13 +37,33 @@ import {
   type RequestState,
   sealRequestState,
 } from "./mrtr.ts";
-import type { McpServer } from "./server.ts";
 import {
   CLIENT_CAPABILITY_OF,
   type ClientInfo,
   type ClientRequestOptions,
   Session,
 } from "./session.ts";
+
+/**
+ * What the stateless era needs of the server (an `McpServer`; named
+ * structurally so that this module, which the server loads, does not
+ * import it back).
+ */
+export interface ModernServer {
+  /** The stateless versions the server speaks, most preferred first. */
+  readonly modernVersions: readonly string[];
+  /** The versions `initialize` negotiates. */
+  readonly protocolVersions: readonly string[];
+  /** Who the server is (`serverInfo`). */
+  readonly info: object;
+  /** Run the handler of one request with `session`. */
+  handleRequest(
+    id: RequestMessage["id"],
+    method: string,
+    params: JsonObject | undefined,
+    session: Session,
+  ): string | Promise<string | undefined>;
+}
 
 /** The `_meta` keys of the stateless era. */
 export const META = {
@@ -195,7 +215,7 @@ function invalidMeta(detail: string): RpcError {
  * 2026-07-28 `_meta` or names a version `server` does not speak.
  */
 export function sessionOf(
-  server: McpServer,
+  server: ModernServer,
   base: Session,
   key: string,
   meta: unknown,
@@ -258,7 +278,7 @@ function nextTurn(): Promise<void> {
  * cancelled.
  */
 export async function dispatchModern(
-  server: McpServer,
+  server: ModernServer,
   message: RequestMessage,
   base: Session,
 ): Promise<string | undefined> {
@@ -353,7 +373,7 @@ const NOT_FOUND_PREFIX = ',"error":{"code":-32002,';
  * becomes -32602. The id's text is kept as it was (it comes first, and a
  * string id cannot contain an unescaped quote).
  */
-export function shape(server: McpServer, method: string, line: string): string {
+export function shape(server: ModernServer, method: string, line: string): string {
   const at = line.indexOf(RESULT_KEY);
   if (at < 0) {
     const error = line.indexOf(NOT_FOUND_PREFIX);
