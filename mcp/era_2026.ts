@@ -373,7 +373,11 @@ const NOT_FOUND_PREFIX = ',"error":{"code":-32002,';
  * becomes -32602. The id's text is kept as it was (it comes first, and a
  * string id cannot contain an unescaped quote).
  */
-export function shape(server: ModernServer, method: string, line: string): string {
+export function shape(
+  server: ModernServer,
+  method: string,
+  line: string,
+): string {
   const at = line.indexOf(RESULT_KEY);
   if (at < 0) {
     const error = line.indexOf(NOT_FOUND_PREFIX);
