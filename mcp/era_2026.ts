@@ -136,6 +136,7 @@ export class RequestSession extends Session {
   readonly requestKey: string;
   /** Where requests to the client are answered from; undefined: none may be made. */
   inputs: InputCollector | undefined;
+  /** The connection's requests in flight: a cancellation finds this one there. */
   declare readonly inFlight: Session["inFlight"];
 
   /** A session for request `requestKey` on `base`. */
