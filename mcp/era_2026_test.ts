@@ -416,3 +416,28 @@ Deno.test("era 2026: a cancelled request is not answered", async () => {
   session.cancel(7, "user");
   assert.equal(await answer, undefined);
 });
+
+Deno.test("era 2026: a request cancelled before its handler starts never runs", async () => {
+  let ran = false;
+  const { server, session, sent } = setUp({
+    "tools/call": () => {
+      ran = true;
+      return { content: [] };
+    },
+  });
+  const answer = server.dispatch(
+    decode(JSON.stringify({
+      jsonrpc: "2.0",
+      id: "c",
+      method: "tools/call",
+      params: { name: "x", _meta: meta() },
+    })),
+    session,
+  );
+  // The cancellation read right after it, before any await has run.
+  session.cancel("c", "changed my mind");
+  assert.equal(await answer, undefined);
+  assert.equal(ran, false);
+  assert.deepEqual(sent, []);
+  assert.equal(session.inFlight.size, 0);
+});

@@ -798,6 +798,18 @@ function modernDispatch(): ModernDispatch {
       );
       loading.catch(() => loading = undefined);
     }
-    return await (await loading)(server, message, session);
+    // A cancellation that arrives before the request reaches its handler
+    // (read in the same chunk, or while the module loads) finds it here.
+    const key = idKey(message.id);
+    const waiting = { cancelled: false, abort: () => waiting.cancelled = true };
+    session.inFlight.set(key, waiting);
+    let dispatch: ModernDispatch;
+    try {
+      dispatch = await loading;
+    } finally {
+      if (session.inFlight.get(key) === waiting) session.inFlight.delete(key);
+    }
+    if (waiting.cancelled) return undefined;
+    return await dispatch(server, message, session);
   };
 }
