@@ -1,5 +1,6 @@
 import { strict as assert } from "node:assert";
 import { decode, type JsonObject } from "../mcp/jsonrpc.ts";
+import type { ResourceChanges, ResourceProvider } from "../mcp/resource.ts";
 import { capabilitiesOf, McpServer } from "../mcp/server.ts";
 import { Session } from "../mcp/session.ts";
 import { handlers, modernHandlers, promptHandlers } from "./mod.ts";
@@ -110,4 +111,60 @@ Deno.test("subscriptions/listen: a 2025 request for it is -32601, a bad filter -
   assert.equal(JSON.parse(legacy as string).error.code, -32601);
   const bad = await listen(2, { resourceSubscriptions: "file:///x" });
   assert.equal(JSON.parse(bad as string).error.code, -32602);
+});
+
+Deno.test("subscriptions/listen: resource updates reach a subscription for the URIs it named", async () => {
+  const map = { ...handlers, ...modernHandlers };
+  let emit: ((changes: ResourceChanges) => void) | undefined;
+  let closed = 0;
+  const provider: ResourceProvider = {
+    list: () => Promise.resolve({ resources: [] }),
+    templates: () => [],
+    read: () => Promise.resolve([]),
+    canonicalUri: (uri) => Promise.resolve(uri),
+    normalizeUri: (uri) => uri,
+    watch(listener) {
+      emit = listener;
+      return { close: () => closed++ };
+    },
+  };
+  const server = new McpServer({
+    handlers: map,
+    info: { name: "listen-test", version: "1.0.0" },
+    protocolVersions: ["2026-07-28"],
+    capabilities: { resources: { subscribe: true, listChanged: true } },
+    resources: provider,
+  });
+  const sent: JsonObject[] = [];
+  const session = new Session((line) => sent.push(JSON.parse(line)));
+  const answer = server.dispatch(
+    decode(JSON.stringify({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "subscriptions/listen",
+      params: {
+        notifications: { resourceSubscriptions: ["file:///a"] },
+        _meta: META,
+      },
+    })),
+    session,
+  );
+  await messages(sent, 1);
+  assert.deepEqual((sent[0].params as JsonObject).notifications, {
+    resourceSubscriptions: ["file:///a"],
+  });
+  assert.ok(emit !== undefined, "the subscription watches the resources");
+  emit({ updated: ["file:///a", "file:///b"], listChanged: true });
+  // Only the named URI, tagged; no list change (not opted in).
+  assert.deepEqual(sent.slice(1), [{
+    jsonrpc: "2.0",
+    method: "notifications/resources/updated",
+    params: {
+      _meta: { "io.modelcontextprotocol/subscriptionId": 3 },
+      uri: "file:///a",
+    },
+  }]);
+  session.endInput();
+  await answer;
+  assert.equal(closed, 1, "the watch stops with the subscription");
 });
