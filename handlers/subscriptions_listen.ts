@@ -98,7 +98,11 @@ class Subscription extends Session {
 
   override notify(method: string, params?: JsonObject): void {
     if (this.state === "closed" || !this.#allowed.has(method)) return;
-    this.#out.notify(method, { _meta: this.#tag, ...params });
+    const { _meta, ...rest } = params ?? {};
+    this.#out.notify(method, {
+      _meta: { ...(isObject(_meta) ? _meta : {}), ...this.#tag },
+      ...rest,
+    });
   }
 }
 
