@@ -21,13 +21,16 @@ import {
   completionHandlers,
   handlers,
   loggingHandlers,
+  modernHandlers,
   promptHandlers,
 } from "./handlers/mod.ts";
 import { listClientRoots, rootsHandlers } from "./handlers/roots.ts";
-import type { JsonObject } from "./mcp/jsonrpc.ts";
+import { isObject, type JsonObject } from "./mcp/jsonrpc.ts";
 import { stderrLogger } from "./mcp/log.ts";
+import { isModernVersion } from "./mcp/protocol_versions.ts";
 import {
   capabilitiesOf,
+  type Handler,
   type HandlerContext,
   type HandlerMap,
   McpServer,
@@ -57,6 +60,19 @@ export function createServer(config: Config): McpServer {
   const map: HandlerMap = config.root.length > 0
     ? features
     : { ...features, ...rootsHandlers(followRoots) };
+  if (
+    config.root.length === 0 && config.protocolVersions.some(isModernVersion)
+  ) {
+    for (const method of ["tools/call", "resources/read", "prompts/get"]) {
+      const handler = map[method];
+      if (handler !== undefined) {
+        (map as Record<string, Handler>)[method] = withRequestRoots(
+          handler,
+          () => clientRoots,
+        );
+      }
+    }
+  }
   return new McpServer({
     handlers: map,
     info: { name: "shipcode-mcp", version: VERSION },
@@ -71,6 +87,35 @@ export function createServer(config: Config): McpServer {
 }
 
 /**
+ * `handler` for a server that follows its clients' roots, made to serve a
+ * stateless request (MCP 2026-07-28) whose client declares `roots` the
+ * roots it gives for that request: asked for with an input_required round
+ * (there is no `initialize` after which to ask), opened for the one request
+ * and forgotten after it. Requests of the handshake era go straight to
+ * `handler`.
+ */
+function withRequestRoots(
+  handler: Handler,
+  roots: () => ClientRoots | undefined,
+): Handler {
+  return async (params, ctx) => {
+    const clientRoots = roots();
+    const session = ctx.session;
+    if (
+      clientRoots === undefined ||
+      !isModernVersion(session.protocolVersion ?? "") ||
+      !isObject(session.clientCapabilities?.roots)
+    ) return await handler(params, ctx);
+    clientRoots.refresh(ctx);
+    try {
+      return await handler(params, ctx);
+    } finally {
+      clientRoots.forget(session);
+    }
+  };
+}
+
+/**
  * The methods the server answers: the default map, plus those of each
  * feature `--features` turns on (which the capabilities then declare).
  */
@@ -81,6 +126,8 @@ export function handlerMap(config: Config): HandlerMap {
     ...(on("prompts") ? promptHandlers : {}),
     ...(on("completion") ? completionHandlers : {}),
     ...(on("logging") ? loggingHandlers : {}),
+    // 2026-07-28 is offered like any version: by --protocol-versions.
+    ...(config.protocolVersions.includes("2026-07-28") ? modernHandlers : {}),
   };
 }
 

@@ -220,7 +220,9 @@ export {
 export {
   callResultForVersion,
   contentForVersion,
+  isModernVersion,
   isProtocolVersion,
+  MODERN_PROTOCOL_VERSIONS,
   promptForVersion,
   promptResultForVersion,
   PROTOCOL_VERSIONS,
@@ -236,8 +238,26 @@ export {
   completionHandlers,
   handlers,
   loggingHandlers,
+  modernHandlers,
   promptHandlers,
 } from "./handlers/mod.ts";
+export {
+  CACHE_HINTS,
+  type CacheHint,
+  META,
+  ModernErrorCode,
+  type ModernServer,
+  REMOVED_METHODS,
+  RequestSession,
+} from "./mcp/era_2026.ts";
+export {
+  INPUT_REQUIRED_METHODS,
+  InputCollector,
+  type InputRequest,
+  InputRequiredError,
+  REQUEST_STATE_TTL_MS,
+  setRequestStateKey,
+} from "./mcp/mrtr.ts";
 export {
   declaresListChanged,
   type ListKind,

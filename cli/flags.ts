@@ -18,6 +18,7 @@ import { isLogLevel, LOG_LEVELS, type LogLevel } from "../mcp/log.ts";
 import { DEFAULT_MAX_LINE_BYTES } from "../mcp/line_stream.ts";
 import {
   isProtocolVersion,
+  MODERN_PROTOCOL_VERSIONS,
   PROTOCOL_VERSIONS,
 } from "../mcp/protocol_versions.ts";
 import { DEFAULT_PAGE_SIZE, LATEST_PROTOCOL_VERSION } from "../mcp/server.ts";
@@ -121,8 +122,8 @@ export const FLAGS = {
     default: [LATEST_PROTOCOL_VERSION],
     help:
       `supported MCP versions, comma-separated, most preferred first, from ${
-        PROTOCOL_VERSIONS.join(", ")
-      }`,
+        [...PROTOCOL_VERSIONS, ...MODERN_PROTOCOL_VERSIONS].join(", ")
+      } (2026-07-28: stateless, offered through \`server/discover\`)`,
   },
   features: {
     name: "features",
@@ -289,6 +290,7 @@ export function exampleOf(flag: Flag): string {
  */
 export const CLIENT_PROTOCOL_VERSIONS: readonly string[] = [
   ...PROTOCOL_VERSIONS,
+  ...MODERN_PROTOCOL_VERSIONS,
 ].reverse();
 
 /** What was asked for on the command line. */
@@ -433,7 +435,7 @@ function readValue(flag: Flag, text: string, cwd: string): Value {
       if (unknown !== undefined) {
         throw new UsageError(
           `${name}: this server does not speak MCP ${unknown}; choose from ${
-            PROTOCOL_VERSIONS.join(", ")
+            [...PROTOCOL_VERSIONS, ...MODERN_PROTOCOL_VERSIONS].join(", ")
           }, comma-separated, most preferred first.`,
         );
       }

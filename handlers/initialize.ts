@@ -39,6 +39,21 @@ export const initialize: Handler = (params, { server, session }) => {
     );
   }
   const requested = params.protocolVersion;
+  if (server.protocolVersions.length === 0) {
+    // Only stateless versions: there is nothing to negotiate, and this
+    // error is all a client of the handshake era can show its user.
+    const supported = server.modernVersions;
+    throw new RpcError(
+      -32022,
+      `Unsupported protocol version: this server speaks only MCP ${
+        supported.join(", ")
+      }, which has no initialize; use a client that sends "io.modelcontextprotocol/protocolVersion" in each request's _meta.`,
+      {
+        supported,
+        requested: typeof requested === "string" ? requested : null,
+      },
+    );
+  }
   const { capabilities, clientInfo } = params;
   if (server.strictInitialize) {
     if (requested === undefined) {

@@ -76,3 +76,17 @@ export const completionHandlers: HandlerMap = {
 export const loggingHandlers: HandlerMap = {
   "logging/setLevel": loggingSetLevel,
 };
+
+/**
+ * The methods of MCP 2026-07-28 (stateless): add these to the map of a
+ * server whose protocol versions include it. `server/discover` is answered
+ * at once; `subscriptions/listen` replaces `resources/subscribe`.
+ */
+export const modernHandlers: HandlerMap = {
+  "server/discover": lazyHandler(() =>
+    import("./server_discover.ts").then((m) => m.serverDiscover)
+  ),
+  "subscriptions/listen": lazyHandler(() =>
+    import("./subscriptions_listen.ts").then((m) => m.subscriptionsListen)
+  ),
+};

@@ -26,9 +26,27 @@ export const PROTOCOL_VERSIONS: readonly string[] = [
   "2025-11-25",
 ];
 
-/** Whether `version` is one of {@linkcode PROTOCOL_VERSIONS}. */
+/**
+ * The stateless protocol versions this library can speak, oldest first:
+ * no `initialize` handshake, every request names its version in `_meta`
+ * (see `era_2026.ts`). A server offers them only when configured to.
+ */
+export const MODERN_PROTOCOL_VERSIONS: readonly string[] = ["2026-07-28"];
+
+/**
+ * Whether `version` is one of {@linkcode PROTOCOL_VERSIONS} or
+ * {@linkcode MODERN_PROTOCOL_VERSIONS}.
+ */
 export function isProtocolVersion(version: string): boolean {
-  return PROTOCOL_VERSIONS.includes(version);
+  return PROTOCOL_VERSIONS.includes(version) || isModernVersion(version);
+}
+
+/**
+ * Whether `version` is a stateless one (2026-07-28 and later), served
+ * without the `initialize` handshake.
+ */
+export function isModernVersion(version: string): boolean {
+  return MODERN_PROTOCOL_VERSIONS.includes(version);
 }
 
 /**

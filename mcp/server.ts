@@ -36,6 +36,7 @@ import type { Icon } from "./icon.ts";
 import { PromptRegistry } from "./prompt.ts";
 import type { ClientRequestOptions, Session } from "./session.ts";
 import { type ToolContext, ToolRegistry } from "./tool.ts";
+import { isModernVersion } from "./protocol_versions.ts";
 
 /** What a handler gets beside its params. */
 export interface HandlerContext extends ToolContext {
@@ -382,8 +383,17 @@ export class McpServer {
   readonly handlers: HandlerMap;
   /** `serverInfo`. */
   readonly info: ServerInfo;
-  /** Supported protocol versions, most preferred first. */
+  /**
+   * Protocol versions `initialize` negotiates, most preferred first: those
+   * of the configured ones that have the handshake (before 2026-07-28).
+   */
   readonly protocolVersions: readonly string[];
+  /**
+   * Stateless protocol versions (2026-07-28) among the configured ones, most
+   * preferred first; empty unless configured. A request that carries one in
+   * its `_meta` (or any `server/discover`) is served by `era_2026.ts`.
+   */
+  readonly modernVersions: readonly string[];
   /** The initialize `capabilities`. */
   readonly capabilities: JsonObject;
   /** Optional initialize `instructions`. */
@@ -410,6 +420,10 @@ export class McpServer {
   // Sessions that set a log level: the server's own records reach them.
   readonly #logSessions = new Set<Session>();
   #ready: Promise<void> | undefined;
+  // Serves stateless (2026-07-28) requests; loaded on the first one, and
+  // undefined when no such version is configured, so the handshake era pays
+  // one test per request for it.
+  readonly #modern: ModernDispatch | undefined;
   /**
    * Until setup has run: async handlers wait for it, and list changes are
    * the server's starting lists, not news.
@@ -426,11 +440,15 @@ export class McpServer {
       } else this.#requests.set(method, handler);
     }
     this.info = options.info;
-    this.protocolVersions = options.protocolVersions ??
-      [LATEST_PROTOCOL_VERSION];
-    if (this.protocolVersions.length === 0) {
+    const versions = options.protocolVersions ?? [LATEST_PROTOCOL_VERSION];
+    if (versions.length === 0) {
       throw new TypeError("protocolVersions must name at least one version");
     }
+    this.protocolVersions = versions.filter((v) => !isModernVersion(v));
+    this.modernVersions = versions.filter(isModernVersion);
+    this.#modern = this.modernVersions.length > 0
+      ? modernDispatch()
+      : undefined;
     this.capabilities = options.capabilities ??
       capabilitiesOf(options.handlers);
     this.instructions = options.instructions;
@@ -580,6 +598,9 @@ export class McpServer {
   dispatch(message: IncomingMessage, session: Session): DispatchResult {
     switch (message.kind) {
       case "request":
+        if (this.#modern !== undefined && isModernRequest(message)) {
+          return this.#modern(this, message, session);
+        }
         return this.#request(
           message.id,
           message.method,
@@ -606,6 +627,20 @@ export class McpServer {
         this.logger.log("info", `dropped ${message.reason}`);
         return undefined;
     }
+  }
+
+  /**
+   * Handle request `id` with `session` as it is, whatever era its `_meta`
+   * names: what the stateless era's dispatch (`era_2026.ts`) calls with the
+   * session it made for the one request.
+   */
+  handleRequest(
+    id: RequestId,
+    method: string,
+    params: JsonObject | undefined,
+    session: Session,
+  ): string | Promise<string | undefined> {
+    return this.#request(id, method, params, session);
   }
 
   #request(
@@ -728,4 +763,53 @@ export class McpServer {
     this.logger.log("error", `handler for ${method} threw:`, error);
     return encodeInternalError(id, method);
   }
+}
+
+/** The `_meta` key that carries a stateless request's protocol version. */
+export const PROTOCOL_VERSION_META = "io.modelcontextprotocol/protocolVersion";
+
+/**
+ * Whether `message` asks to be served statelessly (2026-07-28 and later):
+ * it is `server/discover`, or its `_meta` names a protocol version. A
+ * request of the handshake era has neither.
+ */
+export function isModernRequest(message: RequestMessage): boolean {
+  if (message.method === "server/discover") return true;
+  const meta = message.params?._meta;
+  return typeof meta === "object" && meta !== null &&
+    Object.hasOwn(meta, PROTOCOL_VERSION_META);
+}
+
+/** How the stateless era's dispatch is called (see `era_2026.ts`). */
+type ModernDispatch = (
+  server: McpServer,
+  message: RequestMessage,
+  session: Session,
+) => Promise<string | undefined>;
+
+// The stateless era's module loads on its first request: neither start-up
+// nor a server without 2026-07-28 ever loads it.
+function modernDispatch(): ModernDispatch {
+  let loading: Promise<ModernDispatch> | undefined;
+  return async (server, message, session) => {
+    if (loading === undefined) {
+      loading = trackLoading(
+        import("./era_2026.ts").then((m) => m.dispatchModern),
+      );
+      loading.catch(() => loading = undefined);
+    }
+    // A cancellation that arrives before the request reaches its handler
+    // (read in the same chunk, or while the module loads) finds it here.
+    const key = idKey(message.id);
+    const waiting = { cancelled: false, abort: () => waiting.cancelled = true };
+    session.inFlight.set(key, waiting);
+    let dispatch: ModernDispatch;
+    try {
+      dispatch = await loading;
+    } finally {
+      if (session.inFlight.get(key) === waiting) session.inFlight.delete(key);
+    }
+    if (waiting.cancelled) return undefined;
+    return await dispatch(server, message, session);
+  };
 }

@@ -129,6 +129,7 @@ export class Session {
   #inputEnded = false;
   readonly #pending = new Map<string, PendingRequest>();
   readonly #onClose: (() => void)[] = [];
+  #onInputEnd: (() => void)[] | undefined;
   #nextId = 0;
 
   /** Make a session whose outgoing messages go to `send`. */
@@ -404,6 +405,19 @@ export class Session {
       pending.reject(new Error(reason));
     }
     this.#pending.clear();
+    const listeners = this.#onInputEnd;
+    this.#onInputEnd = undefined;
+    for (const listener of listeners ?? []) listener();
+  }
+
+  /**
+   * Call `listener` once when the client's input ends (at once if it has):
+   * long-lived requests (a stateless era's `subscriptions/listen`) answer
+   * then, so the drain does not wait for them.
+   */
+  onInputEnd(listener: () => void): void {
+    if (this.#inputEnded) listener();
+    else (this.#onInputEnd ??= []).push(listener);
   }
 
   /** Call `listener` once when the session closes (at once if it has). */

@@ -16,7 +16,7 @@ import {
   serveStdio,
   textContent,
 } from "../mod.ts";
-import { loggingHandlers } from "../handlers/mod.ts";
+import { loggingHandlers, modernHandlers } from "../handlers/mod.ts";
 
 /** The failure of a request to the client, as text a test can match. */
 function failure(error: unknown): string {
@@ -26,9 +26,10 @@ function failure(error: unknown): string {
 }
 
 const server = new McpServer({
-  handlers: { ...handlers, ...loggingHandlers },
+  handlers: { ...handlers, ...loggingHandlers, ...modernHandlers },
   info: { name: "client-requests-test", version: "1.0.0" },
-  protocolVersions: ["2025-11-25", "2025-06-18"],
+  // 2026-07-28 too: its clients get what they ask as input_required results.
+  protocolVersions: ["2025-11-25", "2025-06-18", "2026-07-28"],
 });
 
 server.tools.register(defineTool({

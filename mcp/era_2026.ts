@@ -1,0 +1,401 @@
+/**
+ * The stateless era of MCP (2026-07-28), served beside the handshake era
+ * by the same server: a request whose `_meta` names its protocol version
+ * (or any `server/discover`) is served here, on its own, with no
+ * `initialize` before it. A server configured with such a version loads
+ * this module on the first such request; see `McpServer.modernVersions`.
+ *
+ * Each request gets a {@linkcode RequestSession} made from its `_meta`
+ * (version, client capabilities and identity, log level) and sharing the
+ * connection's output and cancellation; the handler runs as in the
+ * handshake era, and its answer is then shaped the way the revision wants
+ * it: `resultType` on every result, the server's identity in `_meta`,
+ * caching hints on lists and reads, and the revision's error codes.
+ * Requests to the client become `input_required` results (see `mrtr.ts`).
+ *
+ * @module
+ */
+
+import {
+  describeError,
+  encodeError,
+  encodeResult,
+  ErrorCode,
+  idKey,
+  isObject,
+  type JsonObject,
+  type RequestMessage,
+  RpcError,
+} from "./jsonrpc.ts";
+import { isLoggingLevel } from "./logging.ts";
+import {
+  gatheredResponses,
+  INPUT_REQUIRED_METHODS,
+  InputCollector,
+  InputRequiredError,
+  openRequestState,
+  type RequestState,
+  sealRequestState,
+} from "./mrtr.ts";
+import {
+  CLIENT_CAPABILITY_OF,
+  type ClientInfo,
+  type ClientRequestOptions,
+  Session,
+} from "./session.ts";
+
+/**
+ * What the stateless era needs of the server (an `McpServer`; named
+ * structurally so that this module, which the server loads, does not
+ * import it back).
+ */
+export interface ModernServer {
+  /** The stateless versions the server speaks, most preferred first. */
+  readonly modernVersions: readonly string[];
+  /** The versions `initialize` negotiates. */
+  readonly protocolVersions: readonly string[];
+  /** Who the server is (`serverInfo`). */
+  readonly info: object;
+  /** Run the handler of one request with `session`. */
+  handleRequest(
+    id: RequestMessage["id"],
+    method: string,
+    params: JsonObject | undefined,
+    session: Session,
+  ): string | Promise<string | undefined>;
+}
+
+/** The `_meta` keys of the stateless era. */
+export const META = {
+  protocolVersion: "io.modelcontextprotocol/protocolVersion",
+  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
+  clientInfo: "io.modelcontextprotocol/clientInfo",
+  logLevel: "io.modelcontextprotocol/logLevel",
+  serverInfo: "io.modelcontextprotocol/serverInfo",
+  subscriptionId: "io.modelcontextprotocol/subscriptionId",
+} as const;
+
+/** Error codes MCP 2026-07-28 defines (its reserved range starts at -32020). */
+export const ModernErrorCode = {
+  /** HTTP headers and body disagree (Streamable HTTP). */
+  HeaderMismatch: -32020,
+  /** The request needs a client capability its `_meta` did not declare. */
+  MissingRequiredClientCapability: -32021,
+  /** The request's protocol version is not one the server speaks. */
+  UnsupportedProtocolVersion: -32022,
+} as const;
+
+/**
+ * Methods of the handshake era that 2026-07-28 removed: a request for one
+ * that carries a 2026-07-28 `_meta` is -32601.
+ */
+export const REMOVED_METHODS: ReadonlySet<string> = new Set([
+  "initialize",
+  "ping",
+  "logging/setLevel",
+  "resources/subscribe",
+  "resources/unsubscribe",
+]);
+
+/** A caching hint: how long a result stays fresh, and who may share it. */
+export interface CacheHint {
+  /** Milliseconds the client may consider the result fresh. */
+  ttlMs: number;
+  /** `public`: the same for every caller; `private`: for this caller. */
+  cacheScope: "public" | "private";
+}
+
+/**
+ * The caching hints of each cacheable method. The lists of tools, prompts
+ * and templates are the same for every caller and change only when the
+ * server says so (`list_changed`); files may change at any time and belong
+ * to whoever runs the server, so their list and contents are private and
+ * fresh for a few seconds only.
+ */
+export const CACHE_HINTS: Readonly<Record<string, CacheHint>> = {
+  "server/discover": { ttlMs: 300_000, cacheScope: "public" },
+  "tools/list": { ttlMs: 300_000, cacheScope: "public" },
+  "prompts/list": { ttlMs: 300_000, cacheScope: "public" },
+  "resources/templates/list": { ttlMs: 300_000, cacheScope: "public" },
+  "resources/list": { ttlMs: 5_000, cacheScope: "private" },
+  "resources/read": { ttlMs: 5_000, cacheScope: "private" },
+};
+
+/**
+ * The session of one stateless request: its version, client capabilities,
+ * identity and log level come from the request's `_meta`; what it sends
+ * goes out on the connection's session (`base`), which also tracks it for
+ * cancellation. It never sends the client a request: what a handler asks
+ * the client is answered from the request's `inputResponses`, or gathered
+ * into an `input_required` result.
+ */
+export class RequestSession extends Session {
+  /** The connection's session. */
+  readonly base: Session;
+  /** The request's key (see `idKey`). */
+  readonly requestKey: string;
+  /** Where requests to the client are answered from; undefined: none may be made. */
+  inputs: InputCollector | undefined;
+  /** The connection's requests in flight: a cancellation finds this one there. */
+  declare readonly inFlight: Session["inFlight"];
+
+  /** A session for request `requestKey` on `base`. */
+  constructor(base: Session, requestKey: string) {
+    super(() => {});
+    this.base = base;
+    this.requestKey = requestKey;
+    this.inFlight = base.inFlight;
+    this.state = "ready";
+  }
+
+  /** Send on the connection's session. */
+  override notify(method: string, params?: JsonObject): void {
+    if (this.state === "closed") return;
+    this.base.notify(method, params);
+  }
+
+  /**
+   * Answer a request to the client from the request's input responses;
+   * without one, the request is recorded as needed and this rejects with
+   * an {@linkcode InputRequiredError}.
+   */
+  override request(
+    method: string,
+    params?: JsonObject,
+    _options?: ClientRequestOptions,
+  ): Promise<unknown> {
+    const capability = CLIENT_CAPABILITY_OF[method];
+    if (capability !== undefined && !this.declares(capability)) {
+      return Promise.reject(
+        new RpcError(
+          ModernErrorCode.MissingRequiredClientCapability,
+          `Missing required client capability: this request needs the client's "${capability}" capability, which its _meta did not declare; declare it in "${META.clientCapabilities}" or call without it.`,
+          { requiredCapabilities: { [capability]: {} } },
+        ),
+      );
+    }
+    const inputs = this.inputs;
+    if (inputs === undefined) {
+      return Promise.reject(
+        new RpcError(
+          ErrorCode.InternalError,
+          `this request cannot ask the client for ${method}: only tools/call, prompts/get and resources/read may (a bug in the server).`,
+        ),
+      );
+    }
+    const answer = inputs.take(method, params);
+    if (answer !== undefined) return Promise.resolve(answer);
+    return Promise.reject(new InputRequiredError(method));
+  }
+
+  /** The connection's input end. */
+  override onInputEnd(listener: () => void): void {
+    this.base.onInputEnd(listener);
+  }
+
+  /**
+   * Keep this request open without holding later answers back or taking a
+   * slot of the connection: a long-lived request (`subscriptions/listen`)
+   * calls it once.
+   */
+  holdOpen(): void {
+    this.base.onWaitingForClient?.(this.requestKey);
+  }
+}
+
+function invalidMeta(detail: string): RpcError {
+  return new RpcError(
+    ErrorCode.InvalidParams,
+    describeError(ErrorCode.InvalidParams, detail),
+  );
+}
+
+/**
+ * The session `meta` describes for request `key` on `base`; throws the
+ * error the request is answered with when `meta` is not a valid
+ * 2026-07-28 `_meta` or names a version `server` does not speak.
+ */
+export function sessionOf(
+  server: ModernServer,
+  base: Session,
+  key: string,
+  meta: unknown,
+): RequestSession {
+  const needs = `"${META.protocolVersion}" (such as "${
+    server.modernVersions[0]
+  }") and "${META.clientCapabilities}" (an object)`;
+  if (!isObject(meta)) {
+    throw invalidMeta(
+      `a stateless request needs "_meta" in its params, with ${needs}.`,
+    );
+  }
+  const version = meta[META.protocolVersion];
+  if (typeof version !== "string") {
+    throw invalidMeta(`"_meta" needs ${needs}.`);
+  }
+  const capabilities = meta[META.clientCapabilities];
+  if (!isObject(capabilities)) throw invalidMeta(`"_meta" needs ${needs}.`);
+  if (!server.modernVersions.includes(version)) {
+    const supported = [...server.modernVersions, ...server.protocolVersions];
+    throw new RpcError(
+      ModernErrorCode.UnsupportedProtocolVersion,
+      `Unsupported protocol version: this server does not speak MCP ${version}; use one of ${
+        supported.join(", ")
+      }.`,
+      { supported, requested: version },
+    );
+  }
+  const level = meta[META.logLevel];
+  if (level !== undefined && !isLoggingLevel(level)) {
+    throw invalidMeta(
+      `"${META.logLevel}" must be a log level such as "info" or "debug", not ${
+        JSON.stringify(level)
+      }.`,
+    );
+  }
+  const info = meta[META.clientInfo];
+  const session = new RequestSession(base, key);
+  session.protocolVersion = version;
+  session.clientCapabilities = capabilities;
+  session.clientInfo = isObject(info) ? info as ClientInfo : undefined;
+  session.logLevel = level;
+  return session;
+}
+
+function encodeRpcError(message: RequestMessage, error: RpcError): string {
+  return encodeError(message.id, error.code, error.message, error.data);
+}
+
+// Wait for the rest of the event loop's turn: requests to the client made
+// together (Promise.all) are all recorded by then.
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
+/**
+ * Serve one stateless request on the connection's session `base`: check
+ * its `_meta`, run its handler in a {@linkcode RequestSession}, and shape
+ * the answer for 2026-07-28. Resolves to nothing when the request was
+ * cancelled.
+ */
+export async function dispatchModern(
+  server: ModernServer,
+  message: RequestMessage,
+  base: Session,
+): Promise<string | undefined> {
+  const { id, method } = message;
+  const params = message.params;
+  const key = idKey(id);
+  let session: RequestSession;
+  let state: RequestState | undefined;
+  try {
+    session = sessionOf(server, base, key, params?._meta);
+    if (REMOVED_METHODS.has(method)) {
+      throw new RpcError(
+        ErrorCode.MethodNotFound,
+        describeError(
+          ErrorCode.MethodNotFound,
+          `"${method}" is not part of MCP ${session.protocolVersion}, which this request's _meta names; ${
+            method === "initialize"
+              ? `a stateless client needs no handshake (send initialize without "${META.protocolVersion}" in _meta for an older version)`
+              : method === "ping"
+              ? "any request (server/discover, say) shows the server is alive"
+              : method === "logging/setLevel"
+              ? `set "${META.logLevel}" in each request's _meta instead`
+              : "use subscriptions/listen with resourceSubscriptions instead"
+          }.`,
+        ),
+      );
+    }
+    if (INPUT_REQUIRED_METHODS.has(method)) {
+      if (params?.requestState !== undefined) {
+        state = await openRequestState(params.requestState, method, params);
+      }
+      session.inputs = new InputCollector(
+        gatheredResponses(state, params?.inputResponses),
+      );
+    }
+  } catch (error) {
+    if (error instanceof RpcError) return encodeRpcError(message, error);
+    throw error;
+  }
+  const handled = server.handleRequest(id, method, params, session);
+  const inputs = session.inputs;
+  let line: string | undefined;
+  if (inputs === undefined) line = await handled;
+  else {
+    const first = await Promise.race([
+      Promise.resolve(handled).then((line) => ({ line })),
+      inputs.firstNeed.then(() => undefined),
+    ]);
+    if (inputs.needed.size > 0 || first === undefined) {
+      // The handler's own answer (if it ever comes) is dropped with it.
+      session.inFlight.get(key)?.abort(
+        new InputRequiredError([...inputs.needed.keys()].join(", ")),
+      );
+      await nextTurn();
+      return await inputRequired(message, inputs);
+    }
+    line = first.line;
+  }
+  if (line === undefined) return undefined;
+  return shape(server, method, line);
+}
+
+/** The `input_required` answer to `message`, asking for what `inputs` need. */
+async function inputRequired(
+  message: RequestMessage,
+  inputs: InputCollector,
+): Promise<string> {
+  const inputRequests: JsonObject = {};
+  for (const [key, request] of inputs.needed) {
+    inputRequests[key] = request as unknown as JsonObject;
+  }
+  const requestState = await sealRequestState(message.method, message.params, {
+    responses: inputs.responses,
+    asked: [...inputs.needed.keys()],
+  });
+  // Not cacheable: no caching hints (and no identity, which the final
+  // result carries).
+  return encodeResult(message.id, {
+    resultType: "input_required",
+    inputRequests,
+    requestState,
+  });
+}
+
+const RESULT_KEY = ',"result":';
+const NOT_FOUND_PREFIX = ',"error":{"code":-32002,';
+
+/**
+ * The 2026-07-28 form of an encoded answer to `method`: a result gets
+ * `resultType` (unless it has one), the caching hints of its method, and
+ * the server's identity in `_meta`; a resource-not-found error (-32002)
+ * becomes -32602. The id's text is kept as it was (it comes first, and a
+ * string id cannot contain an unescaped quote).
+ */
+export function shape(
+  server: ModernServer,
+  method: string,
+  line: string,
+): string {
+  const at = line.indexOf(RESULT_KEY);
+  if (at < 0) {
+    const error = line.indexOf(NOT_FOUND_PREFIX);
+    if (error < 0) return line;
+    const start = error + ',"error":{"code":'.length;
+    return line.slice(0, start) + String(ErrorCode.InvalidParams) +
+      line.slice(start + "-32002".length);
+  }
+  const result = JSON.parse(line.slice(at + RESULT_KEY.length, -1));
+  if (result.resultType === "input_required") return line;
+  const shaped: JsonObject = { resultType: "complete", ...result };
+  const hint = CACHE_HINTS[method];
+  if (hint !== undefined) {
+    shaped.ttlMs = hint.ttlMs;
+    shaped.cacheScope = hint.cacheScope;
+  }
+  const meta = isObject(result._meta) ? result._meta : {};
+  shaped._meta = { ...meta, [META.serverInfo]: server.info };
+  return line.slice(0, at + RESULT_KEY.length) + JSON.stringify(shaped) + "}";
+}
