@@ -331,6 +331,7 @@ async function main(args: string[]): Promise<number> {
       let done = false;
       await serveStdio(server, {
         maxLineBytes: command.config.maxLineBytes,
+        maxWaitMs: command.config.orderWait,
         signal: stop.signal,
         // With --watch: resource change notifications for this client, as
         // soon as the resources are loaded (which --watch starts at once).

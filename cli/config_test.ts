@@ -64,6 +64,7 @@ Deno.test("serveArgs: carries every flag that differs from its default", () => {
     maxMatches: 5,
     maxReadBytes: 1000,
     maxDepth: 2,
+    orderWait: 1000,
     includeIgnored: true,
   });
   assert.deepEqual(args, [
@@ -90,6 +91,8 @@ Deno.test("serveArgs: carries every flag that differs from its default", () => {
     "1000",
     "--max-depth",
     "2",
+    "--order-wait",
+    "1000",
     "--include-ignored",
   ]);
 });

@@ -21,6 +21,7 @@ import {
   MODERN_PROTOCOL_VERSIONS,
   PROTOCOL_VERSIONS,
 } from "../mcp/protocol_versions.ts";
+import { DEFAULT_MAX_WAIT_MS } from "../mcp/response_order.ts";
 import { DEFAULT_PAGE_SIZE, LATEST_PROTOCOL_VERSION } from "../mcp/server.ts";
 import { absolutePath } from "../workspace/path.ts";
 
@@ -189,6 +190,14 @@ export const FLAGS = {
     arg: "N",
     default: 8,
     help: "deepest level `list_directory` descends to",
+  },
+  orderWait: {
+    name: "order-wait",
+    kind: "count",
+    arg: "MS",
+    default: DEFAULT_MAX_WAIT_MS,
+    help:
+      "how long a finished answer waits for an earlier, slower one, to keep answers in request order (ms)",
   },
   includeIgnored: {
     name: "include-ignored",

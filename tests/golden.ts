@@ -9,6 +9,13 @@
  * - `NAME.args` (optional): extra command-line arguments, one per line;
  * - `NAME.code` (optional): the expected exit code, default 0.
  *
+ * Every case runs with `--order-wait` raised to ten minutes (unless its
+ * `.args` set it): a transcript checks bytes, and on a loaded machine one
+ * file read can take longer than the default 200 ms an answer waits for an
+ * earlier one, which would let answers out of request order. What happens
+ * when the wait runs out is tested where time is under the test's control
+ * (`mcp/response_order_test.ts`, `mcp/connection_test.ts`).
+ *
  * Cases that name project files (resources) write `{{PROJECT_ROOT}}` (the
  * project's real path) or `{{PROJECT_URI}}` (its `file://` URI), both with
  * a trailing `/`, in any of their files; they are filled in at run time so
@@ -89,6 +96,9 @@ export function unfill(bytes: Uint8Array): Uint8Array {
   });
 }
 
+/** The arguments every case gets first; see the module's documentation. */
+export const ORDER_WAIT_ARGS: readonly string[] = ["--order-wait", "600000"];
+
 /** Every case in `dir` (a folder URL ending in `/`), sorted by name. */
 export function loadCases(dir: URL = GOLDEN): GoldenCase[] {
   const names = [...Deno.readDirSync(dir)]
@@ -101,6 +111,7 @@ export function loadCases(dir: URL = GOLDEN): GoldenCase[] {
     ).filter((a) =>
       a.length > 0
     ) ?? [];
+    if (!args.includes("--order-wait")) args.unshift(...ORDER_WAIT_ARGS);
     const code = Number(readOptional(`${name}.code`, dir)?.trim() ?? "0");
     return {
       name,
