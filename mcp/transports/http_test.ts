@@ -332,7 +332,7 @@ Deno.test("http: MCP-Protocol-Version is checked; a missing one is accepted", as
 });
 
 Deno.test("http: wrong method 405, content type 415, Accept 406, bad JSON 400 -32700, other paths 404", async () => {
-  await withServer({}, async ({ url, calls }) => {
+  await withServer({}, async ({ url, calls, http }) => {
     const put = await fetch(url, { method: "PUT", body: "{}" });
     assert.equal(put.headers.get("allow"), "GET, POST, DELETE");
     await assertError(put, 405, -32000, /use POST/);
@@ -360,6 +360,22 @@ Deno.test("http: wrong method 405, content type 415, Accept 406, bad JSON 400 -3
       -32700,
       /^Parse error: the body is not valid JSON/,
     );
+    // Not a message at all, or an invalid one: refused before any session
+    // is made for it.
+    await assertError(await post(url, "42"), 400, -32600, /Invalid Request/);
+    await assertError(
+      await post(url, { jsonrpc: "1.0", id: 1, method: "initialize" }),
+      400,
+      -32600,
+      /Invalid Request/,
+    );
+    await assertError(
+      await post(url, [{ jsonrpc: "2.0", id: 1, method: "initialize" }]),
+      400,
+      -32000,
+      /Mcp-Session-Id header is missing/,
+    );
+    assert.equal(http.sessions, 0);
     const id = await initialize(url);
     await assertError(
       await post(url, '{"jsonrpc":"2.0","id":1,', { "mcp-session-id": id }),
