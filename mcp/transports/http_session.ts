@@ -8,7 +8,7 @@
  * @module
  */
 
-import { idKey, type RequestId } from "../jsonrpc.ts";
+import { encodeError, idKey, type RequestId } from "../jsonrpc.ts";
 import type { Session } from "../session.ts";
 import type { InputEnd, Receiver, Transport } from "../transport.ts";
 import { SseStream } from "./sse.ts";
@@ -341,8 +341,22 @@ export class HttpSessionTransport implements Transport {
     exchange.replied = true;
     const answers = exchange.answers;
     if (answers.length === 0) {
+      // Cancelled by the client: nothing is due. Cut off by the end of
+      // the session: say so.
       exchange.reply.resolve(
-        new Response(null, { status: 202, headers: this.headers }),
+        this.#closed
+          ? new Response(
+            encodeError(
+              null,
+              -32000,
+              "Service Unavailable: the session ended before this request was answered; initialize a new session and send it again.",
+            ),
+            {
+              status: 503,
+              headers: { "content-type": "application/json", ...this.headers },
+            },
+          )
+          : new Response(null, { status: 202, headers: this.headers }),
       );
       return;
     }

@@ -881,6 +881,10 @@ Deno.test("http: shutdown finishes a request in flight, then stops serving", asy
       { "mcp-session-id": id, accept: "application/json" },
     );
     await eventually(() => seen.includes("work"), "the request started");
+    const standalone = await fetch(url, {
+      headers: { "mcp-session-id": id, accept: "text/event-stream" },
+    });
+    assert.equal(standalone.status, 200);
     const stopping = http.shutdown();
     setTimeout(() => gate.resolve(), 50);
     const answered = await slow;
@@ -892,6 +896,8 @@ Deno.test("http: shutdown finishes a request in flight, then stops serving", asy
     });
     await stopping;
     await http.finished;
+    const { ended } = await readEvents(standalone.body!);
+    assert.ok(ended, "the standalone stream ended");
     assert.equal(http.sessions, 0);
     await assert.rejects(() =>
       post(url, { jsonrpc: "2.0", id: 1, method: "ping" })
@@ -899,4 +905,27 @@ Deno.test("http: shutdown finishes a request in flight, then stops serving", asy
     calls.push("done");
   });
   assert.deepEqual(calls, ["done"]);
+});
+
+Deno.test("http: a request still running when the shutdown grace ends is answered 503", async () => {
+  await withServer(
+    { stopGraceMs: 100 },
+    async ({ url, http, gates, calls }) => {
+      const id = await initialize(url);
+      gates.set("never", new Promise(() => {}));
+      const stuck = post(
+        url,
+        { jsonrpc: "2.0", id: 1, method: "work", params: { gate: "never" } },
+        { "mcp-session-id": id, accept: "application/json" },
+      );
+      await eventually(() => calls.includes("work"), "the request started");
+      await http.shutdown();
+      await assertError(
+        await stuck,
+        503,
+        -32000,
+        /session ended before this request was answered/,
+      );
+    },
+  );
 });
