@@ -233,8 +233,10 @@ export class HttpSessionTransport implements Transport {
         this.#requests.delete(key);
         exchange.pending.delete(key);
         this.#deliver(exchange, text, true);
-        return;
       }
+      // An answer never goes on the standalone stream (the specification
+      // forbids it): with its POST gone, there is nowhere left for it.
+      return;
     } else if (related !== undefined) {
       const exchange = this.#requests.get(idKey(related));
       if (exchange !== undefined && exchange.mode !== "json") {
