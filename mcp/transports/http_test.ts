@@ -929,3 +929,28 @@ Deno.test("http: a request still running when the shutdown grace ends is answere
     },
   );
 });
+
+Deno.test("http: a request the client cancels ends its stream without an answer", async () => {
+  // (Its handler ignores the cancellation: shutdown gives it 100 ms.)
+  await withServer({ stopGraceMs: 100 }, async ({ url, gates, calls }) => {
+    const id = await initialize(url);
+    gates.set("never", new Promise(() => {}));
+    const response = await post(
+      url,
+      { jsonrpc: "2.0", id: 6, method: "work", params: { gate: "never" } },
+      { "mcp-session-id": id, accept: "text/event-stream" },
+    );
+    await eventually(() => calls.includes("work"), "the request started");
+    const cancel = await post(url, {
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 6, reason: "no longer needed" },
+    }, { "mcp-session-id": id });
+    assert.equal(cancel.status, 202);
+    await cancel.body?.cancel();
+    const { events, ended } = await readEvents(response.body!);
+    assert.ok(ended);
+    assert.deepEqual(events, []);
+    await assertHealthy(url);
+  });
+});
