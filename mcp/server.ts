@@ -267,7 +267,7 @@ class RequestContext implements HandlerContext {
   }
 
   notify(method: string, params?: JsonObject): void {
-    this.session.notify(method, params);
+    this.session.notify(method, params, this.requestId);
   }
 
   request(
@@ -295,11 +295,11 @@ class RequestContext implements HandlerContext {
     ) {
       params.message = message;
     }
-    this.session.notify("notifications/progress", params);
+    this.session.notify("notifications/progress", params, this.requestId);
   }
 
   log(level: LoggingLevel, data: unknown, logger?: string): void {
-    this.session.log(level, data, logger);
+    this.session.log(level, data, logger, this.requestId);
   }
 
   sample(
@@ -320,17 +320,23 @@ class RequestContext implements HandlerContext {
     return this.session.listRoots(this.#options(options));
   }
 
+  closeStream(): boolean {
+    const id = this.requestId;
+    return id !== undefined && (this.session.closeStream?.(id) ?? false);
+  }
+
   // A request to the client made while handling this one: cancelled with
   // it, and it tells the connection that this request waits on the client.
   #options(
     options: ClientRequestOptions = {},
-  ): ClientRequestOptions & { waiter?: string } {
+  ): ClientRequestOptions & { waiter?: string; related?: RequestId } {
     return {
       ...options,
       signal: options.signal === undefined
         ? this.signal
         : AbortSignal.any([this.signal, options.signal]),
       waiter: this.key,
+      related: this.requestId,
     };
   }
 }
