@@ -112,7 +112,8 @@ export class TextIndex {
   readonly #ws: Workspace;
   readonly #options: TextIndexOptions;
   readonly #prefix: string;
-  #postings = new Postings();
+  // Made with the first build: its tables are large.
+  #postings: Postings | undefined;
   // By id (append-only: an id is never reused).
   #relative: string[] = [];
   #absolute: string[] = [];
@@ -145,6 +146,11 @@ export class TextIndex {
     const index = new TextIndex(workspace, options);
     index.#build().catch((error) => index.#fail(error));
     return index;
+  }
+
+  /** Real absolute path of the workspace's root. */
+  get root(): string {
+    return this.#ws.root;
   }
 
   /** Numbers on the index once it is built; undefined before. */
@@ -214,7 +220,7 @@ export class TextIndex {
     this.#watch([this.#ws.root, ...dirs]);
     await this.#scan(new Set());
     if (this.#closed || this.#failed) return;
-    const postings = this.#postings;
+    const postings = this.#postings as Postings;
     this.#stats = {
       files: this.#view?.order.length ?? 0,
       textFiles: this.#kinds.filter((k) => k === FILE_TEXT).length,
@@ -241,6 +247,7 @@ export class TextIndex {
   async #scan(changed: Set<string>): Promise<void> {
     const previous = new Map<string, number>();
     const view = this.#view;
+    this.#postings ??= new Postings();
     // Too many dead ids: start over, so memory does not grow with churn.
     const live = view?.order.length ?? 0;
     if (view !== undefined && this.#postings.nextId > 2 * live + 1024) {
@@ -326,7 +333,7 @@ export class TextIndex {
     relative: string,
     scratch: Uint8Array,
   ): Promise<number> {
-    const postings = this.#postings;
+    const postings = this.#postings as Postings;
     let id: number;
     let kind = FILE_SKIPPED;
     let length = 0;
