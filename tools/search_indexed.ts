@@ -146,6 +146,25 @@ function skipsBefore(view: IndexView, stop: number): WalkSkips {
   return skips;
 }
 
+/**
+ * The longest run of characters every path a glob matches holds (a quick
+ * test before the matcher), or "" when none is known: literal text inside
+ * one segment, outside classes, escapes and `{a,b}` alternatives.
+ */
+export function globLiteral(pattern: string): string {
+  // Classes and escapes cut runs; so may braces anywhere.
+  if (/[{[\\]/.test(pattern)) return "";
+  let best = "";
+  for (const segment of pattern.split("/")) {
+    // "." and ".." are steps, not text of the path.
+    if (segment === "." || segment === "..") continue;
+    for (const run of segment.split(/[*?]/)) {
+      if (run.length > best.length) best = run;
+    }
+  }
+  return best;
+}
+
 /** `find_files` from the index, or undefined when it cannot answer. */
 export async function indexedFindFiles(
   index: TextIndex,
@@ -159,10 +178,11 @@ export async function indexedFindFiles(
   let truncated = false;
   let stop = view.order.length;
   const pacer = new Pacer(call.signal);
+  const literal = globLiteral(call.pattern);
   for (let at = from; at < to; at++) {
     if ((at & 1023) === 0) await pacer.tick();
     const relative = view.relative[view.order[at]];
-    if (!matches(relative)) continue;
+    if (!relative.includes(literal) || !matches(relative)) continue;
     if (paths.length === limit) {
       truncated = true;
       stop = at;
