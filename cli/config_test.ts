@@ -65,6 +65,7 @@ Deno.test("serveArgs: carries every flag that differs from its default", () => {
     maxReadBytes: 1000,
     maxDepth: 2,
     includeIgnored: true,
+    index: true,
   });
   assert.deepEqual(args, [
     "--root",
@@ -91,6 +92,7 @@ Deno.test("serveArgs: carries every flag that differs from its default", () => {
     "--max-depth",
     "2",
     "--include-ignored",
+    "--index",
   ]);
 });
 
