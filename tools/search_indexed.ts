@@ -225,6 +225,52 @@ function requiredTrigrams(call: SearchCall): number[] {
   return [...all];
 }
 
+/**
+ * For a regex call: the lines of a text (line number, text with its "\r")
+ * that hold the regex's longest required run, as the regex itself would
+ * see it (with the `i` flag when the search ignores case: the rewriting
+ * in `regex.ts` gives the regex exactly that flag's meaning); undefined
+ * when the regex has no run.
+ */
+function linesHolding(
+  call: SearchCall,
+): ((text: string) => [number, string][]) | undefined {
+  const runs = requiredRuns(call.query);
+  if (runs === undefined || runs.length === 0) return undefined;
+  const run = runs.reduce((a, b) => b.length > a.length ? b : a);
+  const finder = new RegExp(
+    run.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&"),
+    call.caseSensitive ? "g" : "gi",
+  );
+  return (text) => {
+    const out: [number, string][] = [];
+    let line = 1;
+    let lineStart = 0;
+    finder.lastIndex = 0;
+    for (
+      let found = finder.exec(text);
+      found !== null;
+      found = finder.exec(text)
+    ) {
+      const at = found.index;
+      // Count the lines up to the match.
+      let newline = text.indexOf("\n", lineStart);
+      while (newline !== -1 && newline < at) {
+        line++;
+        lineStart = newline + 1;
+        newline = text.indexOf("\n", lineStart);
+      }
+      const end = newline === -1 ? text.length : newline;
+      out.push([line, text.slice(lineStart, end)]);
+      if (newline === -1) break;
+      finder.lastIndex = end + 1;
+      line++;
+      lineStart = end + 1;
+    }
+    return out;
+  };
+}
+
 interface Match {
   path: string;
   line: number;
@@ -296,8 +342,11 @@ async function search(
   let stop = view.order.length;
   const budget = new RegexBudget(parts.regexBudgetMs);
   // The scan's regex batches: the texts it would hold (count and chars),
-  // of which only those that can match are matched.
-  let batch: { path: string; text: string }[] = [];
+  // of which only those that can match are matched: each line holding the
+  // regex's longest required run on its own (the worker matches line by
+  // line), or the whole text when there is no run.
+  const lineFinder = regex === undefined ? undefined : linesHolding(call);
+  let batch: { path: string; text: string; line?: number }[] = [];
   let batchTexts = 0;
   let batchChars = 0;
   let batchLimit = parts.firstBatchChars;
@@ -315,7 +364,11 @@ async function search(
         parts.maxLineChars,
       );
       for (const [i, line, text] of hits) {
-        matches.push({ path: batch[i].path, line, text });
+        matches.push({
+          path: batch[i].path,
+          line: batch[i].line ?? line,
+          text,
+        });
       }
     }
     batch = [];
@@ -342,7 +395,13 @@ async function search(
       const length = view.lengths[id];
       if (regex !== undefined) {
         if (marks[id] === 1) {
-          batch.push({ path: relative, text: await textOf(relative, length) });
+          const text = await textOf(relative, length);
+          if (lineFinder === undefined) batch.push({ path: relative, text });
+          else {
+            for (const [line, lineText] of lineFinder(text)) {
+              batch.push({ path: relative, text: lineText, line });
+            }
+          }
         }
         batchTexts++;
         batchChars += length;
