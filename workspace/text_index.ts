@@ -448,7 +448,11 @@ export class TextIndex {
         const structural = this.#structural;
         this.#pending = new Set();
         this.#structural = false;
-        if (structural || !await this.#refreshFiles(paths)) {
+        // Many dead ids (files indexed again and again): the walk starts
+        // the postings over.
+        const live = this.#view?.order.length ?? 0;
+        const churned = (this.#postings?.nextId ?? 0) > 2 * live + 1024;
+        if (structural || churned || !await this.#refreshFiles(paths)) {
           for (const path of paths) {
             if (path === ".gitignore" || path.endsWith("/.gitignore")) {
               this.#ws.forgetRules(path.slice(0, -".gitignore".length - 1));
