@@ -94,6 +94,15 @@ const SCRATCH_BYTES = 1 << 20;
 
 const SKIP_KINDS = ["unreadable", "vanished", "badNames", "tooDeep"] as const;
 
+// The index works this long at most before the event loop gets a turn in
+// which it polls input (a timer's: see `turn`), in milliseconds.
+const SLICE_MS = 8;
+
+/** A turn of the event loop in which the runtime polls for I/O. */
+function turn(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 /** The ancestors of a relative path, nearest first, without "". */
 function ancestors(path: string): string[] {
   const out: string[] = [];
@@ -213,9 +222,14 @@ export class TextIndex {
     // Watch first, then read: a change after the watch starts is
     // reported, so what is read afterwards is never missed.
     const dirs: string[] = [];
+    let sliceEnd = performance.now() + SLICE_MS;
     for await (const entry of this.#ws.walk()) {
       if (this.#closed) return;
       if (this.#isRealDirectory(entry)) dirs.push(entry.absolute);
+      if (performance.now() > sliceEnd) {
+        await turn();
+        sliceEnd = performance.now() + SLICE_MS;
+      }
     }
     this.#watch([this.#ws.root, ...dirs]);
     await this.#scan(new Set());
@@ -270,8 +284,13 @@ export class TextIndex {
     const scratch = new Uint8Array(
       Math.min(this.#options.maxReadBytes, SCRATCH_BYTES) + 1,
     );
+    let sliceEnd = performance.now() + SLICE_MS;
     for await (const entry of this.#ws.walk({ skips })) {
       if (this.#closed) return;
+      if (performance.now() > sliceEnd) {
+        await turn();
+        sliceEnd = performance.now() + SLICE_MS;
+      }
       for (const kind of SKIP_KINDS) {
         if (skips[kind] !== seen[kind]) {
           skipEvents.push({
@@ -500,7 +519,12 @@ export class TextIndex {
     const scratch = new Uint8Array(
       Math.min(this.#options.maxReadBytes, SCRATCH_BYTES) + 1,
     );
+    let sliceEnd = performance.now() + SLICE_MS;
     for (const at of positions) {
+      if (performance.now() > sliceEnd) {
+        await turn();
+        sliceEnd = performance.now() + SLICE_MS;
+      }
       const relative = this.#relative[order[at]];
       order[at] = await this.#add(relative, relative, scratch);
     }
