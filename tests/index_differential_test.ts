@@ -173,6 +173,7 @@ async function generate(seed: number): Promise<string> {
 async function server(
   view: WorkspaceView,
   index?: TextIndex,
+  maxReadBytes = MAX_READ,
 ): Promise<{ server: McpServer; session: Session }> {
   const server = new McpServer({
     info: { name: "shipcode-mcp", version: "1" },
@@ -181,7 +182,7 @@ async function server(
   });
   const caps = {
     ...TEST_CAPS,
-    maxReadBytes: MAX_READ,
+    maxReadBytes,
     maxEntries: 100_000,
     maxMatches: 100_000,
   };
@@ -403,5 +404,81 @@ Deno.test("index: a view is not given while changes wait to be applied", async (
   } finally {
     index.close();
     await Deno.remove(`${root}/..`, { recursive: true });
+  }
+});
+
+Deno.test("index: regex searches cut by a limit stop where the scan's batches do", async () => {
+  // Enough text for the scan's regex batches (32 Ki characters first, then
+  // doubling) to be flushed many times before the end.
+  const random = prng(99);
+  const root = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "index_batches_" }),
+  );
+  for (let d = 0; d < 12; d++) {
+    await Deno.mkdir(`${root}/d${d}`);
+    for (let f = 0; f < 25; f++) {
+      const lines: string[] = [];
+      for (let l = 0; l < 40 + Math.floor(random() * 200); l++) {
+        const r = random();
+        lines.push(
+          r < 0.03
+            ? `static int f${d}_${f}_${l}_probe(struct device *dev)`
+            : r < 0.06
+            ? `  ret = platform_driver_probe(dev); /* needle ${l} */`
+            : `  x = y + ${Math.floor(random() * 1000)}; // filler text`,
+        );
+      }
+      await Deno.writeTextFile(`${root}/d${d}/f${f}.c`, lines.join("\n"));
+    }
+  }
+  const ws = await Workspace.open(root);
+  const live = TextIndex.start(ws, { maxReadBytes: 1 << 20 });
+  try {
+    const scan = await server(await Workspace.open(root), undefined, 1 << 20);
+    const { view, walks } = counting(ws);
+    const indexed = await server(view, live, 1 << 20);
+    await live.whenCurrent();
+    for (
+      const args of [
+        { query: String.raw`static\s+int\s+\w+_probe\(`, regex: true },
+        ...[1, 5, 20, 50, 120, 300].map((limit) => ({
+          query: String.raw`static\s+int\s+\w+_probe\(`,
+          regex: true,
+          limit,
+        })),
+        { query: "needle", regex: true, limit: 40 },
+        {
+          query: "NEEDLE \\d+ \\*",
+          regex: true,
+          caseSensitive: false,
+          limit: 7,
+        },
+        { query: "needle", limit: 33 },
+      ]
+    ) {
+      const expected = await call(
+        scan.server,
+        scan.session,
+        "search_text",
+        args,
+      );
+      const before = walks();
+      const actual = await call(
+        indexed.server,
+        indexed.session,
+        "search_text",
+        args,
+      );
+      assert.deepEqual(actual, expected, JSON.stringify(args));
+      assert.equal(
+        walks(),
+        before,
+        `the index did not answer ${JSON.stringify(args)}`,
+      );
+    }
+  } finally {
+    live.close();
+    stopRegexWorker();
+    await Deno.remove(root, { recursive: true });
   }
 });

@@ -350,28 +350,36 @@ async function search(
   let batchTexts = 0;
   let batchChars = 0;
   let batchLimit = parts.firstBatchChars;
+  // Hits found ahead of the scan's flush that would count them: the first
+  // hits in order are the scan's matches either way, and once there are
+  // enough, no more files need reading (the counts come from the index).
+  const ahead: Match[] = [];
+  const match = async () => {
+    const room = limit - matches.length - ahead.length;
+    if (regex === undefined || batch.length === 0 || room <= 0) {
+      batch = [];
+      return;
+    }
+    const hits = await matchLines(
+      regex.source,
+      regex.flags,
+      batch.map((f) => f.text),
+      room,
+      budget,
+      call.signal,
+      parts.maxLineChars,
+    );
+    for (const [i, line, text] of hits) {
+      ahead.push({ path: batch[i].path, line: batch[i].line ?? line, text });
+    }
+    batch = [];
+  };
   const flush = async () => {
     if (regex === undefined || batchTexts === 0) return;
     if (matches.length >= limit) return;
-    if (batch.length > 0) {
-      const hits = await matchLines(
-        regex.source,
-        regex.flags,
-        batch.map((f) => f.text),
-        limit - matches.length,
-        budget,
-        call.signal,
-        parts.maxLineChars,
-      );
-      for (const [i, line, text] of hits) {
-        matches.push({
-          path: batch[i].path,
-          line: batch[i].line ?? line,
-          text,
-        });
-      }
-    }
-    batch = [];
+    await match();
+    matches.push(...ahead);
+    ahead.length = 0;
     batchTexts = 0;
     batchChars = 0;
     batchLimit = Math.min(batchLimit * 2, parts.batchChars);
@@ -394,7 +402,7 @@ async function search(
       searched++;
       const length = view.lengths[id];
       if (regex !== undefined) {
-        if (marks[id] === 1) {
+        if (marks[id] === 1 && matches.length + ahead.length < limit) {
           const text = await textOf(relative, length);
           if (lineFinder === undefined) batch.push({ path: relative, text });
           else {
@@ -406,6 +414,10 @@ async function search(
         batchTexts++;
         batchChars += length;
         if (batchChars >= batchLimit) await flush();
+        else if (batch.length >= 2 * (limit - matches.length - ahead.length)) {
+          // Enough lines to fill the matches, most likely: match them now.
+          await match();
+        }
       } else if (marks[id] === 1) {
         const hits = await parts.literalMatches(
           await textOf(relative, length),

@@ -51,6 +51,9 @@ export function trigramsOf(text: string): number[] {
   return [...out];
 }
 
+/** Most trigrams of a query whose postings {@linkcode Postings.matching} reads. */
+export const MATCHING_TRIGRAMS = 8;
+
 // Pages of the arena; blocks never cross a page.
 const PAGE_BITS = 22;
 const PAGE_BYTES = 1 << PAGE_BITS;
@@ -240,15 +243,36 @@ export class Postings {
     }
   }
 
+  /** Bytes of `trigram`'s postings, about (its blocks' sizes). */
+  #weight(trigram: number): number {
+    let block = this.#head[trigram];
+    let bytes = 0;
+    while (block !== 0) {
+      const words = this.#words[block >>> PAGE_BITS];
+      const word = (block & (PAGE_BYTES - 1)) >> 2;
+      bytes += words[word + 1];
+      if (block === this.#tail[trigram]) break;
+      block = words[word];
+    }
+    return bytes;
+  }
+
   /**
-   * Mark, in a new array indexed by id, the files holding every trigram of
-   * `trigrams` (1) and the others (0).
+   * Mark, in a new array indexed by id, the files that may hold every
+   * trigram of `trigrams` (1) and the others (0): the files holding the
+   * rarest {@linkcode MATCHING_TRIGRAMS} of them (a superset, found
+   * without decoding the commonest lists).
    */
   matching(trigrams: readonly number[]): Uint8Array {
     const marks = new Uint8Array(this.#nextId);
     if (trigrams.length === 0) return marks.fill(1);
-    // Counts a file's trigrams held so far; 255 at most are used.
-    const used = trigrams.slice(0, 255);
+    const weights = new Map(trigrams.map((t) => [t, this.#weight(t)]));
+    const used = [...weights.keys()].sort((a, b) =>
+      (weights.get(a) as number) - (weights.get(b) as number)
+    ).slice(0, MATCHING_TRIGRAMS);
+    // A file held by none: no need to read the others.
+    if (weights.get(used[0]) === 0) return marks;
+    // Counts how many of the trigrams so far each file holds.
     for (let i = 0; i < used.length; i++) {
       const want = i;
       this.forEach(used[i], (id) => {
