@@ -414,8 +414,11 @@ async function search(
         batchTexts++;
         batchChars += length;
         if (batchChars >= batchLimit) await flush();
-        else if (batch.length >= 2 * (limit - matches.length - ahead.length)) {
-          // Enough lines to fill the matches, most likely: match them now.
+        else if (
+          batch.length >= Math.max(32, limit - matches.length - ahead.length)
+        ) {
+          // As many lines as matches still wanted: match them now, and
+          // read no further than needed.
           await match();
         }
       } else if (marks[id] === 1) {
