@@ -24,6 +24,18 @@ import { Workspace } from "../workspace/workspace.ts";
 import { prng } from "./prng.ts";
 import { call, TEST_CAPS } from "./tools_harness.ts";
 
+/** `promise`, or a failure after `ms` (a hung index fails, never hangs). */
+function within<T>(promise: Promise<T>, ms = 60_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`not settled within ${ms} ms`)),
+      ms,
+    );
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 const MAX_READ = 2048;
 
 const WORDS = [
@@ -313,13 +325,13 @@ async function compare(
 async function caughtUp(index: TextIndex, seen: number): Promise<void> {
   // Changes reach the watch within milliseconds; wait for them, then for
   // the index to apply them.
-  for (let i = 0; i < 500 && index.changesSeen === seen; i++) {
+  for (let i = 0; i < 3000 && index.changesSeen === seen; i++) {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   assert.ok(index.changesSeen > seen, "the watch reported no change");
-  await index.whenCurrent();
+  await within(index.whenCurrent());
   await new Promise((resolve) => setTimeout(resolve, 100));
-  await index.whenCurrent();
+  await within(index.whenCurrent());
 }
 
 Deno.test("index: find_files and search_text answer as the scan does, before and after changes", async () => {
@@ -332,7 +344,7 @@ Deno.test("index: find_files and search_text answer as the scan does, before and
         const scan = await server(await Workspace.open(root));
         const { view, walks } = counting(ws);
         const indexed = await server(view, index);
-        await index.whenCurrent();
+        await within(index.whenCurrent());
         assert.ok(index.view() !== undefined, `seed ${seed}: not built`);
         const answered = await compare(scan, indexed, walks);
         assert.ok(
@@ -390,16 +402,16 @@ Deno.test("index: a view is not given while changes wait to be applied", async (
   const index = TextIndex.start(ws, { maxReadBytes: MAX_READ, quietMs: 200 });
   try {
     assert.equal(index.view(), undefined);
-    await index.whenCurrent();
+    await within(index.whenCurrent());
     assert.ok(index.view() !== undefined);
     const seen = index.changesSeen;
     await Deno.writeTextFile(`${root}/b.txt`, "changed\n");
-    for (let i = 0; i < 500 && index.changesSeen === seen; i++) {
+    for (let i = 0; i < 3000 && index.changesSeen === seen; i++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     // Reported, not yet applied (applying waits 200 ms of quiet).
     assert.equal(index.view(), undefined);
-    await index.whenCurrent();
+    await within(index.whenCurrent());
     assert.ok(index.view() !== undefined);
   } finally {
     index.close();
@@ -437,7 +449,7 @@ Deno.test("index: regex searches cut by a limit stop where the scan's batches do
     const scan = await server(await Workspace.open(root), undefined, 1 << 20);
     const { view, walks } = counting(ws);
     const indexed = await server(view, live, 1 << 20);
-    await live.whenCurrent();
+    await within(live.whenCurrent());
     for (
       const args of [
         { query: String.raw`static\s+int\s+\w+_probe\(`, regex: true },

@@ -3,6 +3,18 @@ import { FILE_SKIPPED, FILE_TEXT, TextIndex } from "./text_index.ts";
 import { trigramsOf } from "./trigrams.ts";
 import { Workspace } from "./workspace.ts";
 
+/** `promise`, or a failure after `ms` (a hung index fails, never hangs). */
+function within<T>(promise: Promise<T>, ms = 60_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`not settled within ${ms} ms`)),
+      ms,
+    );
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 async function tree(): Promise<string> {
   const root = await Deno.realPath(
     await Deno.makeTempDir({ prefix: "text_index_" }),
@@ -35,7 +47,7 @@ Deno.test("TextIndex: the walk's files in its order, as a search sees each", asy
   const index = TextIndex.start(ws, { maxReadBytes: 100 });
   try {
     assert.equal(index.view(), undefined);
-    await index.whenCurrent();
+    await within(index.whenCurrent());
     const view = index.view();
     assert.ok(view !== undefined);
     const walked: string[] = [];
@@ -76,13 +88,13 @@ Deno.test("TextIndex: a link's target changing is seen through the link", async 
   const ws = await Workspace.open(root);
   const index = TextIndex.start(ws, { maxReadBytes: 100 });
   try {
-    await index.whenCurrent();
+    await within(index.whenCurrent());
     const seen = index.changesSeen;
     await Deno.writeTextFile(`${root}/a/b/text.c`, "haystack only\n");
-    for (let i = 0; i < 500 && index.changesSeen === seen; i++) {
+    for (let i = 0; i < 3000 && index.changesSeen === seen; i++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
-    await index.whenCurrent();
+    await within(index.whenCurrent());
     const view = index.view();
     assert.ok(view !== undefined);
     const marks = view.matching(trigramsOf("haystack"));
