@@ -187,6 +187,24 @@ async function openWorkspace(
     caps: toolCaps(config),
   };
   const given = config.root.length > 0;
+  if (config.index && config.root.length === 1) {
+    options.index = {
+      onReady: (stats) =>
+        server.logger.log(
+          "info",
+          `index ready: ${stats.files} files (${stats.textFiles} text), ${stats.postings} postings in ${
+            (stats.bytes / 1048576).toFixed(0)
+          } MiB, built in ${(stats.buildMs / 1000).toFixed(1)} s`,
+        ),
+      onError: (error) =>
+        server.logger.log("warn", "the index stopped; searches scan:", error),
+    };
+  } else if (config.index) {
+    server.logger.log(
+      "warn",
+      "--index keeps an index of one --root only; searches scan",
+    );
+  }
   const served = await openServed(given ? config.root : [Deno.cwd()], options);
   server.resources = served.resources;
   const prompts = config.features.includes("prompts")
@@ -341,6 +359,12 @@ async function main(args: string[]): Promise<number> {
         // With --watch: resource change notifications for this client, as
         // soon as the resources are loaded (which --watch starts at once).
         onSession: (session) => {
+          // With --index: open the workspace now, which starts the index.
+          if (command.config.index) {
+            server.ready().catch((error) =>
+              server.logger.log("error", "cannot open the workspace:", error)
+            );
+          }
           if (!command.config.watch) return;
           // Any failure, including one thrown while the watch starts, is
           // logged: watching never ends the process.

@@ -202,6 +202,134 @@ function oursContender(
   };
 }
 
+/** Most time an indexed server may take to report its index ready. */
+const INDEX_READY_TIMEOUT_MS = 15 * 60_000;
+
+/** Target for answers from the index, in ms (absolute, not a ratio). */
+export const INDEX_TARGET_MS = 50;
+
+/** A server of ours with `--index`, shared by its build's indexed samples. */
+interface IndexedServer {
+  server: ServerProcess;
+  /** From spawn to the "index ready" log line, in ms. */
+  readyMs: number;
+  /** The log line itself. */
+  line: string;
+  /** Peak and current RSS once ready. */
+  peakReady?: number;
+  rssReady?: number;
+  nextId: number;
+}
+
+const indexedServers = new Map<string, Promise<IndexedServer>>();
+
+/**
+ * Start a server of `build` with `--index` (caps raised) and wait for its
+ * index: the "index ready" line it logs at level info on stderr.
+ */
+async function startIndexed(
+  build: Build,
+  root: string,
+): Promise<IndexedServer> {
+  const started = performance.now();
+  const server = await startOurs(build, root, [
+    ...OURS_FLAGS_ALL,
+    "--index",
+    "--log-level",
+    "info",
+  ]);
+  for (;;) {
+    const line = server.stderrText().split("\n").find((l) =>
+      l.includes("index ready:")
+    );
+    if (line !== undefined) {
+      const memory = await memoryStatus(server.pid);
+      return {
+        server,
+        readyMs: performance.now() - started,
+        line: line.trim(),
+        peakReady: memory?.peak,
+        rssReady: memory?.rss,
+        nextId: 1,
+      };
+    }
+    if (performance.now() - started > INDEX_READY_TIMEOUT_MS) {
+      server.child.kill("SIGKILL");
+      throw new Error(
+        `no "index ready" line: ${server.stderrText().slice(-500)}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The indexed server of `build` on `root`, started on first use. */
+function indexedServer(build: Build, root: string): Promise<IndexedServer> {
+  const key = `${build.name}\0${root}`;
+  let server = indexedServers.get(key);
+  if (server === undefined) {
+    server = startIndexed(build, root);
+    indexedServers.set(key, server);
+  }
+  return server;
+}
+
+/** Stop every indexed server, printing its index's numbers. */
+async function stopIndexed(): Promise<void> {
+  for (const [key, pending] of indexedServers) {
+    const [name, root] = key.split("\0");
+    try {
+      const indexed = await pending;
+      const end = await memoryStatus(indexed.server.pid);
+      console.log(
+        `\n${name} --index on ${root}: ready ${
+          formatMs(indexed.readyMs)
+        } after spawn; ${indexed.line}`,
+      );
+      console.log(
+        `  RSS when ready ${
+          indexed.rssReady === undefined ? "?" : formatBytes(indexed.rssReady)
+        }, peak while building ${
+          indexed.peakReady === undefined ? "?" : formatBytes(indexed.peakReady)
+        }; after the timed calls RSS ${
+          end === undefined ? "?" : formatBytes(end.rss)
+        }, peak ${end === undefined ? "?" : formatBytes(end.peak)}`,
+      );
+      await stop(indexed.server);
+    } catch (error) {
+      console.log(
+        `\n${name} --index on ${root}: failed: ${(error as Error).message}`,
+      );
+    }
+  }
+  indexedServers.clear();
+}
+
+/**
+ * A contender calling the shared indexed server of `build` (its index
+ * ready before the clock starts); `params` as for the other contenders.
+ */
+function indexedContender(
+  build: Build,
+  root: string,
+  method: string,
+  params: Json,
+): Contender {
+  return {
+    name: `${build.name}+index`,
+    async run() {
+      const indexed = await indexedServer(build, root);
+      const { ms, count } = await callOurs(
+        indexed.server,
+        indexed.nextId++,
+        method,
+        params,
+      );
+      return { ms, count };
+    },
+  };
+}
+
 function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
@@ -279,16 +407,32 @@ function workloadsOf(
   tree: string,
   root: string,
   builds: Build[],
+  index: boolean,
 ): SearchWorkload[] {
   const q = QUERIES[tree];
   const list: SearchWorkload[] = [];
-  const ours = (method: string, params: Json, extra?: string[]) =>
-    builds.map((b) => oursContender(b, root, method, params, extra));
-  const search = (query: string, regex: boolean, extra?: string[]) =>
-    ours("tools/call", {
+  // With --index, the indexed server (caps raised) is asked for the
+  // default cap's 200 matches through "limit": the same answer.
+  const indexed = (method: string, params: Json) =>
+    index ? builds.map((b) => indexedContender(b, root, method, params)) : [];
+  const ours = (method: string, params: Json, extra?: string[]) => [
+    ...builds.map((b) => oursContender(b, root, method, params, extra)),
+    ...indexed(method, params),
+  ];
+  const search = (query: string, regex: boolean, extra?: string[]) => [
+    ...builds.map((b) =>
+      oursContender(b, root, "tools/call", {
+        name: "search_text",
+        arguments: { query, regex },
+      }, extra)
+    ),
+    ...indexed("tools/call", {
       name: "search_text",
-      arguments: { query, regex },
-    }, extra);
+      arguments: extra === undefined
+        ? { query, regex }
+        : { query, regex, limit: 200 },
+    }),
+  ];
   const rg = (args: string) => `rg ${RG_FLAGS} -n ${args} .`;
   list.push({
     name: "literal_all",
@@ -361,10 +505,12 @@ function workloadsOf(
       name: "list_deep",
       label: `list_directory ${q.listDir}, depth 64`,
       contenders: [
-        ...ours("tools/call", {
-          name: "list_directory",
-          arguments: { path: q.listDir, depth: 64 },
-        }),
+        ...builds.map((b) =>
+          oursContender(b, root, "tools/call", {
+            name: "list_directory",
+            arguments: { path: q.listDir, depth: 64 },
+          })
+        ),
         shellContender("find", `find ${q.listDir} -mindepth 1`, root),
       ],
       targets: [{ against: "find", max: 3 }],
@@ -374,7 +520,7 @@ function workloadsOf(
     name: "resources_list",
     label: "resources/list, whole tree",
     contenders: [
-      ...ours("resources/list", {}),
+      ...builds.map((b) => oursContender(b, root, "resources/list", {})),
       shellContender("rg", `rg --files ${RG_LIST_FLAGS} .`, root),
     ],
     targets: [{ against: "rg", max: 3 }],
@@ -483,6 +629,7 @@ async function main(): Promise<number> {
       repeats: { type: "string", default: "20" },
       add: { type: "string", multiple: true, default: [] },
       "no-targets": { type: "boolean", default: false },
+      "no-index": { type: "boolean", default: false },
     },
     strict: true,
   });
@@ -506,9 +653,8 @@ async function main(): Promise<number> {
   let failed = false;
   for (const tree of treeNames) {
     const root = trees[tree];
-    const workloads = workloadsOf(tree, root, builds).filter((w) =>
-      only === undefined || only.includes(w.name)
-    );
+    const workloads = workloadsOf(tree, root, builds, !values["no-index"])
+      .filter((w) => only === undefined || only.includes(w.name));
     for (const workload of workloads) {
       const byName = new Map<string, Row>();
       for (const c of workload.contenders) {
@@ -537,6 +683,23 @@ async function main(): Promise<number> {
       console.log(`\n${tree}: ${workload.label}`);
       console.log(renderRows(wrows));
       for (const build of builds) {
+        const mine = byName.get(`${build.name}+index`);
+        if (mine === undefined) continue;
+        const ms = mine.samples.map((s) => s.ms);
+        const ok = mine.failure === undefined && ms.length > 0;
+        const pass = ok && median(ms) <= INDEX_TARGET_MS;
+        if (!pass) failed = true;
+        const line = `${
+          pass ? "PASS" : "FAIL"
+        } ${tree} ${workload.name}: ${build.name}+index median ${
+          ok ? formatMs(median(ms)) : "-"
+        } (target ≤ ${formatMs(INDEX_TARGET_MS)})${
+          mine.failure ? ` (failed: ${mine.failure})` : ""
+        }`;
+        verdicts.push(line);
+        console.log(line);
+      }
+      for (const build of builds) {
         const mine = byName.get(build.name)!;
         for (const target of workload.targets) {
           const ref = byName.get(target.against)!;
@@ -564,6 +727,7 @@ async function main(): Promise<number> {
         }
       }
     }
+    await stopIndexed();
     if (
       repeats > 0 && (only === undefined || only.includes("repeated")) &&
       tree === "linux"

@@ -210,6 +210,12 @@ export const FLAGS = {
     kind: "switch",
     help: "also serve files that `.gitignore` excludes",
   },
+  index: {
+    name: "index",
+    kind: "switch",
+    help:
+      "index one `--root` in memory for `find_files` and `search_text`, built in the background, kept fresh",
+  },
   http: {
     name: "http",
     kind: "address",

@@ -9,6 +9,7 @@ import { defineTool, type Tool } from "../mcp/tool.ts";
 import { textContent } from "../mcp/content.ts";
 import { walkSkips } from "../workspace/workspace.ts";
 import type { WorkspaceView } from "../workspace/roots.ts";
+import type { TextIndex } from "../workspace/text_index.ts";
 import {
   displayPath,
   Pacer,
@@ -18,10 +19,14 @@ import {
 } from "./common.ts";
 import { GLOB_SYNTAX, globMatcher, MAX_GLOB_LENGTH } from "./glob.ts";
 
-/** Make the `find_files` tool over `ws`. */
+/**
+ * Make the `find_files` tool over `ws`; with `index` (an index of `ws`),
+ * calls it can answer exactly are answered from it.
+ */
 export function findFilesTool(
   ws: WorkspaceView,
   caps: Pick<ToolCaps, "maxEntries">,
+  index?: TextIndex,
 ): Tool {
   return defineTool({
     name: "find_files",
@@ -66,7 +71,20 @@ export function findFilesTool(
       const limit = Math.min(args.limit ?? caps.maxEntries, caps.maxEntries);
       // A pattern is refused (GlobError: a message for the model) before
       // any work is done.
-      const matches = globMatcher(pattern, (await ws.resolve(path)).relative);
+      const start = await ws.resolve(path);
+      const matches = globMatcher(pattern, start.relative);
+      if (index !== undefined) {
+        // The same answer from the index, when it is current and can tell.
+        const { indexedFindFiles } = await import("./search_indexed.ts");
+        const answer = await indexedFindFiles(index, {
+          pattern,
+          start,
+          matches,
+          limit,
+          signal: ctx.signal,
+        });
+        if (answer !== undefined) return answer;
+      }
       const found: string[] = [];
       // Progress: entries walked so far (the total is not known).
       let walked = 0;

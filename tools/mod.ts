@@ -8,6 +8,7 @@
 import { type Tool, ToolFailure } from "../mcp/tool.ts";
 import { WorkspaceError } from "../workspace/workspace.ts";
 import type { WorkspaceView } from "../workspace/roots.ts";
+import type { TextIndex } from "../workspace/text_index.ts";
 import type { ToolCaps } from "./common.ts";
 import { fileInfoTool } from "./file_info.ts";
 import { findFilesTool } from "./find_files.ts";
@@ -19,14 +20,19 @@ export type { ToolCaps } from "./common.ts";
 
 /**
  * Every workspace tool over `ws` (one workspace, or several roots as one
- * tree: see `workspace/roots.ts`), with the given caps.
+ * tree: see `workspace/roots.ts`), with the given caps; `find_files` and
+ * `search_text` answer from `index` (an index of `ws`) when it can.
  */
-export function workspaceTools(ws: WorkspaceView, caps: ToolCaps): Tool[] {
+export function workspaceTools(
+  ws: WorkspaceView,
+  caps: ToolCaps,
+  index?: TextIndex,
+): Tool[] {
   return [
     listDirectoryTool(ws, caps),
-    findFilesTool(ws, caps),
+    findFilesTool(ws, caps, index),
     readFileTool(ws, caps),
-    searchTextTool(ws, caps),
+    searchTextTool(ws, caps, index),
     fileInfoTool(ws),
   ].map(reportingWorkspaceErrors);
 }

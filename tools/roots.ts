@@ -39,6 +39,7 @@ import {
 } from "../resources/provider.ts";
 import { RootsResources } from "../resources/roots.ts";
 import { Roots, type WorkspaceView } from "../workspace/roots.ts";
+import type { TextIndex, TextIndexOptions } from "../workspace/text_index.ts";
 import { Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
 import type { ToolCaps } from "./common.ts";
 import { workspaceTools } from "./mod.ts";
@@ -53,6 +54,8 @@ export interface Served {
   readonly resources: PathResources;
   /** The workspace tools over {@linkcode Served.view}. */
   readonly tools: readonly Tool[];
+  /** The index the tools answer from, when one is kept (`ServeOptions.index`). */
+  readonly index?: TextIndex;
 }
 
 /**
@@ -79,6 +82,11 @@ export interface ServeOptions {
   resources: WorkspaceResourcesOptions;
   /** The tools' limits. */
   caps: ToolCaps;
+  /**
+   * Keep an index of a single directory, built in the background, for
+   * `find_files` and `search_text` (its `maxReadBytes` is the caps').
+   */
+  index?: Omit<TextIndexOptions, "maxReadBytes">;
 }
 
 /**
@@ -106,11 +114,19 @@ export async function openServed(
   if (paths.length === 0) throw new TypeError("openServed needs a directory");
   if (paths.length === 1) {
     const workspace = await Workspace.open(paths[0], options.workspace);
+    // Loaded only when asked for: the index's modules and its tables.
+    const index = options.index === undefined
+      ? undefined
+      : (await import("../workspace/text_index.ts")).TextIndex.start(
+        workspace,
+        { ...options.index, maxReadBytes: options.caps.maxReadBytes },
+      );
     return {
       paths: [workspace.root],
       view: workspace,
       resources: new WorkspaceResources(workspace, options.resources),
-      tools: workspaceTools(workspace, options.caps),
+      tools: workspaceTools(workspace, options.caps, index),
+      ...(index === undefined ? {} : { index }),
     };
   }
   const roots = await Roots.open(paths, options.workspace);

@@ -20,6 +20,7 @@ import {
   WorkspaceError,
 } from "../workspace/workspace.ts";
 import type { WorkspaceView } from "../workspace/roots.ts";
+import type { TextIndex } from "../workspace/text_index.ts";
 import {
   displayPath,
   Pacer,
@@ -107,10 +108,14 @@ async function literalMatches(
   return hits;
 }
 
-/** Make the `search_text` tool over `ws`. */
+/**
+ * Make the `search_text` tool over `ws`; with `index` (an index of `ws`),
+ * calls it can answer exactly are answered from it.
+ */
 export function searchTextTool(
   ws: WorkspaceView,
   caps: Pick<ToolCaps, "maxMatches" | "maxReadBytes">,
+  index?: TextIndex,
 ): Tool {
   return defineTool({
     name: "search_text",
@@ -197,6 +202,35 @@ export function searchTextTool(
         glob,
         start.info.isDirectory ? start.relative : "",
       );
+      if (index !== undefined) {
+        // The same answer from the index, when it is current and can tell.
+        const { indexedSearchText } = await import("./search_indexed.ts");
+        const answer = await indexedSearchText(index, ws, {
+          query,
+          regex,
+          caseSensitive,
+          start,
+          inGlob,
+          limit,
+          maxReadBytes: caps.maxReadBytes,
+          signal: ctx.signal,
+          reportProgress: (examined) =>
+            ctx.reportProgress(
+              examined,
+              undefined,
+              `${examined} files examined`,
+            ),
+        }, {
+          literalMatches,
+          clip,
+          regexBudgetMs: REGEX_BUDGET_MS,
+          maxLineChars: MAX_LINE_CHARS,
+          firstBatchChars: FIRST_BATCH_CHARS,
+          batchChars: BATCH_CHARS,
+          scratchBytes: SCRATCH_BYTES,
+        });
+        if (answer !== undefined) return answer;
+      }
 
       // Progress: files looked at so far; the total is known for one file.
       let examined = 0;

@@ -1,0 +1,481 @@
+/**
+ * `find_files` and `search_text` answered from the workspace's index
+ * (`workspace/text_index.ts`, the `--index` flag) instead of a walk, with
+ * the very answers a scan gives: the same files in the same order, the
+ * same matching code, caps, counts, notes and skipped entries.
+ *
+ * A search reads only the files that hold every trigram of the query's
+ * required text (the literal; a regex's required runs of characters); the
+ * others cannot match, and what a scan would count of them (searched or
+ * skipped) is known from the index. When the index cannot answer exactly
+ * (not built, or behind a change; a start reached through a link; a
+ * query without three known characters in a row; a file that changed
+ * under the search), these functions answer undefined and the tool scans.
+ *
+ * @module
+ */
+
+import { textContent, toolError } from "../mcp/content.ts";
+import type { ToolResult } from "../mcp/tool.ts";
+import {
+  decodeText,
+  isProbablyText,
+  SNIFF_BYTES,
+} from "../workspace/content.ts";
+import {
+  FILE_SKIPPED,
+  type IndexView,
+  type TextIndex,
+} from "../workspace/text_index.ts";
+import { trigramsOf } from "../workspace/trigrams.ts";
+import {
+  type ReadResult,
+  type ResolvedPath,
+  type WalkSkips,
+  walkSkips,
+  WorkspaceError,
+} from "../workspace/workspace.ts";
+import type { WorkspaceView } from "../workspace/roots.ts";
+import {
+  displayPath,
+  macrotask,
+  Pacer,
+  plural,
+  skippedNote,
+} from "./common.ts";
+import type { SearchRegex } from "./regex.ts";
+import { requiredRuns } from "./regex_literals.ts";
+import { matchLines, RegexBudget, RegexTimeoutError } from "./regex_worker.ts";
+
+/**
+ * The parts of the scanning `search_text` an indexed answer must share
+ * with it, handed over by that module so both match and cut alike.
+ */
+export interface ScanParts {
+  /** Lines of a text holding a literal (the scan's own function). */
+  literalMatches(
+    text: string,
+    query: string,
+    caseSensitive: boolean,
+    limit: number,
+    pacer: Pacer,
+  ): Promise<[number, string][]>;
+  /** A line as a match shows it. */
+  clip(line: string): string;
+  /** The regex matching budget, ms. */
+  regexBudgetMs: number;
+  /** Longest line text per match. */
+  maxLineChars: number;
+  /** The first regex batch, in chars. */
+  firstBatchChars: number;
+  /** The largest regex batch, in chars. */
+  batchChars: number;
+  /** Largest file read into the reused buffer. */
+  scratchBytes: number;
+}
+
+/** One `search_text` call, as the tool has checked it. */
+export interface SearchCall {
+  query: string;
+  regex: SearchRegex | undefined;
+  caseSensitive: boolean;
+  start: ResolvedPath;
+  inGlob: (relative: string) => boolean;
+  limit: number;
+  maxReadBytes: number;
+  signal: AbortSignal;
+  /** Progress: files looked at so far. */
+  reportProgress(examined: number): void;
+}
+
+/** One `find_files` call, as the tool has checked it. */
+export interface FindCall {
+  pattern: string;
+  start: ResolvedPath;
+  matches: (relative: string) => boolean;
+  limit: number;
+  signal: AbortSignal;
+}
+
+/** Thrown inside a search when a file changed since it was indexed. */
+class Stale extends Error {}
+
+/**
+ * The index, when it can answer for a walk from `start`: built and
+ * current, and `start` a directory reached without links (so the walk
+ * from it yields a contiguous part of the whole walk, named alike).
+ */
+async function viewFor(
+  index: TextIndex,
+  start: ResolvedPath,
+): Promise<{ view: IndexView; from: number; to: number } | undefined> {
+  // One turn of the event loop: a change already reported by the system
+  // is counted before the index is asked whether it is current.
+  await macrotask();
+  const view = index.view();
+  if (view === undefined || !start.info.isDirectory) return undefined;
+  const root = index.root === "/" ? "" : index.root;
+  const relative = start.relative;
+  if (
+    start.absolute !== (relative === "" ? index.root : `${root}/${relative}`)
+  ) {
+    return undefined;
+  }
+  const order = view.order;
+  if (relative === "") return { view, from: 0, to: order.length };
+  // Where a skipped entry lies below the root is not recorded.
+  if (view.skipEvents.length > 0) return undefined;
+  const prefix = `${relative}/`;
+  let from = 0;
+  while (
+    from < order.length && !view.relative[order[from]].startsWith(prefix)
+  ) {
+    from++;
+  }
+  let to = from;
+  while (to < order.length && view.relative[order[to]].startsWith(prefix)) to++;
+  return { view, from, to };
+}
+
+/** What a walk stopped before file position `stop` had left out. */
+function skipsBefore(view: IndexView, stop: number): WalkSkips {
+  const skips = walkSkips();
+  for (const event of view.skipEvents) {
+    if (event.file <= stop) skips[event.kind] += event.count;
+  }
+  return skips;
+}
+
+/**
+ * The longest run of characters every path a glob matches holds (a quick
+ * test before the matcher), or "" when none is known: literal text inside
+ * one segment, outside classes, escapes and `{a,b}` alternatives.
+ */
+export function globLiteral(pattern: string): string {
+  // Classes and escapes cut runs; so may braces anywhere.
+  if (/[{[\\]/.test(pattern)) return "";
+  let best = "";
+  for (const segment of pattern.split("/")) {
+    // "." and ".." are steps, not text of the path.
+    if (segment === "." || segment === "..") continue;
+    for (const run of segment.split(/[*?]/)) {
+      if (run.length > best.length) best = run;
+    }
+  }
+  return best;
+}
+
+/** `find_files` from the index, or undefined when it cannot answer. */
+export async function indexedFindFiles(
+  index: TextIndex,
+  call: FindCall,
+): Promise<ToolResult | undefined> {
+  const found = await viewFor(index, call.start);
+  if (found === undefined) return undefined;
+  const { view, from, to } = found;
+  const { limit, matches } = call;
+  const paths: string[] = [];
+  let truncated = false;
+  let stop = view.order.length;
+  const pacer = new Pacer(call.signal);
+  const literal = globLiteral(call.pattern);
+  for (let at = from; at < to; at++) {
+    if ((at & 1023) === 0) await pacer.tick();
+    const relative = view.relative[view.order[at]];
+    if (!relative.includes(literal) || !matches(relative)) continue;
+    if (paths.length === limit) {
+      truncated = true;
+      stop = at;
+      break;
+    }
+    paths.push(displayPath(relative));
+  }
+  // Skips are known only for the whole walk, or (none) below it.
+  const skips = skipsBefore(view, stop);
+  const count = paths.length;
+  if (truncated) {
+    paths.push(
+      `[More than ${limit} files match; narrow the pattern or the path to see the rest.]`,
+    );
+  } else if (count === 0) {
+    paths.push(
+      '[No files match; try a broader pattern such as "*" + an extension, or list_directory.]',
+    );
+  }
+  const skipped = skippedNote(skips);
+  if (skipped !== undefined) paths.push(`[${skipped}]`);
+  return {
+    content: [textContent(paths.join("\n"))],
+    structuredContent: { pattern: call.pattern, count, truncated },
+  };
+}
+
+/** The trigrams a matching file must hold; empty when none are known. */
+function requiredTrigrams(call: SearchCall): number[] {
+  let runs: string[] | undefined;
+  if (call.regex !== undefined) runs = requiredRuns(call.query);
+  else if (call.caseSensitive) runs = [call.query];
+  else {
+    // Lower-casing "İ" gives "i" and U+0307: the dot is in no index.
+    runs = call.query.toLowerCase().split("\u0307");
+  }
+  if (runs === undefined) return [];
+  const all = new Set<number>();
+  for (const run of runs) for (const t of trigramsOf(run)) all.add(t);
+  return [...all];
+}
+
+/**
+ * For a regex call: the lines of a text (line number, text with its "\r")
+ * that hold the regex's longest required run, as the regex itself would
+ * see it (with the `i` flag when the search ignores case: the rewriting
+ * in `regex.ts` gives the regex exactly that flag's meaning); undefined
+ * when the regex has no run.
+ */
+function linesHolding(
+  call: SearchCall,
+): ((text: string) => [number, string][]) | undefined {
+  const runs = requiredRuns(call.query);
+  if (runs === undefined || runs.length === 0) return undefined;
+  const run = runs.reduce((a, b) => b.length > a.length ? b : a);
+  const finder = new RegExp(
+    run.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&"),
+    call.caseSensitive ? "g" : "gi",
+  );
+  return (text) => {
+    const out: [number, string][] = [];
+    let line = 1;
+    let lineStart = 0;
+    finder.lastIndex = 0;
+    for (
+      let found = finder.exec(text);
+      found !== null;
+      found = finder.exec(text)
+    ) {
+      const at = found.index;
+      // Count the lines up to the match.
+      let newline = text.indexOf("\n", lineStart);
+      while (newline !== -1 && newline < at) {
+        line++;
+        lineStart = newline + 1;
+        newline = text.indexOf("\n", lineStart);
+      }
+      const end = newline === -1 ? text.length : newline;
+      out.push([line, text.slice(lineStart, end)]);
+      if (newline === -1) break;
+      finder.lastIndex = end + 1;
+      line++;
+      lineStart = end + 1;
+    }
+    return out;
+  };
+}
+
+interface Match {
+  path: string;
+  line: number;
+  text: string;
+}
+
+/** `search_text` from the index, or undefined when it cannot answer. */
+export async function indexedSearchText(
+  index: TextIndex,
+  ws: WorkspaceView,
+  call: SearchCall,
+  parts: ScanParts,
+): Promise<ToolResult | undefined> {
+  const trigrams = requiredTrigrams(call);
+  if (trigrams.length === 0) return undefined;
+  const found = await viewFor(index, call.start);
+  if (found === undefined) return undefined;
+  const { view, from, to } = found;
+  const marks = view.matching(trigrams);
+  try {
+    return await search(view, from, to, marks, ws, call, parts);
+  } catch (error) {
+    if (error instanceof Stale) return undefined;
+    throw error;
+  }
+}
+
+async function search(
+  view: IndexView,
+  from: number,
+  to: number,
+  marks: Uint8Array,
+  ws: WorkspaceView,
+  call: SearchCall,
+  parts: ScanParts,
+): Promise<ToolResult> {
+  const { query, regex, caseSensitive, limit } = call;
+  let examined = 0;
+  const pacer = new Pacer(call.signal, () => call.reportProgress(examined));
+  const scratch = new Uint8Array(
+    Math.min(call.maxReadBytes, parts.scratchBytes) + 1,
+  );
+  // The text of a file the index says can match, read as the scan reads.
+  const textOf = async (relative: string, length: number) => {
+    let read: ReadResult;
+    try {
+      read = await ws.readFile(relative, {
+        maxBytes: call.maxReadBytes,
+        signal: call.signal,
+        skipLarger: true,
+        scratch,
+      });
+    } catch (error) {
+      if (error instanceof WorkspaceError) throw new Stale();
+      throw error;
+    }
+    const bytes = read.bytes;
+    if (read.truncated || !isProbablyText(bytes.subarray(0, SNIFF_BYTES))) {
+      throw new Stale();
+    }
+    const text = decodeText(bytes);
+    if (text.length !== length) throw new Stale();
+    return text;
+  };
+
+  const matches: Match[] = [];
+  let searched = 0;
+  let skipped = 0;
+  let stop = view.order.length;
+  const budget = new RegexBudget(parts.regexBudgetMs);
+  // The scan's regex batches: the texts it would hold (count and chars),
+  // of which only those that can match are matched: each line holding the
+  // regex's longest required run on its own (the worker matches line by
+  // line), or the whole text when there is no run.
+  const lineFinder = regex === undefined ? undefined : linesHolding(call);
+  let batch: { path: string; text: string; line?: number }[] = [];
+  let batchTexts = 0;
+  let batchChars = 0;
+  let batchLimit = parts.firstBatchChars;
+  // Hits found ahead of the scan's flush that would count them: the first
+  // hits in order are the scan's matches either way, and once there are
+  // enough, no more files need reading (the counts come from the index).
+  const ahead: Match[] = [];
+  const match = async () => {
+    const room = limit - matches.length - ahead.length;
+    if (regex === undefined || batch.length === 0 || room <= 0) {
+      batch = [];
+      return;
+    }
+    const hits = await matchLines(
+      regex.source,
+      regex.flags,
+      batch.map((f) => f.text),
+      room,
+      budget,
+      call.signal,
+      parts.maxLineChars,
+    );
+    for (const [i, line, text] of hits) {
+      ahead.push({ path: batch[i].path, line: batch[i].line ?? line, text });
+    }
+    batch = [];
+  };
+  const flush = async () => {
+    if (regex === undefined || batchTexts === 0) return;
+    if (matches.length >= limit) return;
+    await match();
+    matches.push(...ahead);
+    ahead.length = 0;
+    batchTexts = 0;
+    batchChars = 0;
+    batchLimit = Math.min(batchLimit * 2, parts.batchChars);
+  };
+  try {
+    for (let at = from; at < to; at++) {
+      const id = view.order[at];
+      const relative = view.relative[id];
+      if (!call.inGlob(relative)) continue;
+      examined++;
+      if ((examined & 255) === 0 || marks[id] === 1) await pacer.tick();
+      if (matches.length >= limit) {
+        stop = at;
+        break;
+      }
+      if (view.kinds[id] === FILE_SKIPPED) {
+        skipped++;
+        continue;
+      }
+      searched++;
+      const length = view.lengths[id];
+      if (regex !== undefined) {
+        if (marks[id] === 1 && matches.length + ahead.length < limit) {
+          const text = await textOf(relative, length);
+          if (lineFinder === undefined) batch.push({ path: relative, text });
+          else {
+            for (const [line, lineText] of lineFinder(text)) {
+              batch.push({ path: relative, text: lineText, line });
+            }
+          }
+        }
+        batchTexts++;
+        batchChars += length;
+        if (batchChars >= batchLimit) await flush();
+        else if (
+          batch.length >= Math.max(32, limit - matches.length - ahead.length)
+        ) {
+          // As many lines as matches still wanted: match them now, and
+          // read no further than needed.
+          await match();
+        }
+      } else if (marks[id] === 1) {
+        const hits = await parts.literalMatches(
+          await textOf(relative, length),
+          query,
+          caseSensitive,
+          limit - matches.length,
+          pacer,
+        );
+        for (const [line, lineText] of hits) {
+          matches.push({ path: relative, line, text: parts.clip(lineText) });
+        }
+      }
+    }
+    await flush();
+  } catch (error) {
+    if (error instanceof RegexTimeoutError) {
+      return toolError(
+        `The regular expression "${query}" took too long (over ${parts.regexBudgetMs} ms of matching) and was stopped; narrow "path" or "glob", simplify it, or search literally with regex: false.`,
+      );
+    }
+    throw error;
+  }
+  const truncated = matches.length >= limit;
+  const notes: string[] = [];
+  if (truncated) {
+    notes.push(
+      `Stopped at ${
+        plural(limit, "match", "matches")
+      }; narrow "path" or "glob", or refine the query, to see others.`,
+    );
+  }
+  if (skipped > 0) {
+    notes.push(
+      `${
+        plural(skipped, "file was", "files were")
+      } skipped (binary, or over ${call.maxReadBytes} bytes).`,
+    );
+  }
+  const left = skippedNote(skipsBefore(view, stop));
+  if (left !== undefined) notes.push(left);
+  if (matches.length === 0) {
+    notes.push(`No matches in ${plural(searched, "file", "files")}.`);
+  }
+  const lines = matches.map((m) =>
+    `${displayPath(m.path)}:${m.line}:${m.text}`
+  );
+  if (notes.length > 0) lines.push(`[${notes.join(" ")}]`);
+  return {
+    content: [textContent(lines.join("\n"))],
+    structuredContent: {
+      query,
+      count: matches.length,
+      filesSearched: searched,
+      filesSkipped: skipped,
+      truncated,
+    },
+  };
+}
