@@ -285,13 +285,16 @@ Deno.test("absurd paths are refused at once, before any lookup", async () => {
       const started = performance.now();
       assert.equal(await codeOf(ws.resolve(path)), "invalid");
       assert.equal(await codeOf(ws.readFile(path, { maxBytes: 1 })), "invalid");
-      assert.ok(performance.now() - started < 200, "slow refusal");
+      // Seconds, not ms: a loaded machine may stall any call for a moment;
+      // a lookup per segment or a quadratic check of the 40 KB path is
+      // caught by the codes above, one quadratic in the length takes seconds.
+      assert.ok(performance.now() - started < 2000, "slow refusal");
     }
     // Long but legal: resolution stays linear (missing after the first).
     const started = performance.now();
     assert.equal(await codeOf(ws.resolve("b/".repeat(250))), "not_found");
     assert.equal(await codeOf(ws.resolve("a/".repeat(250))), "not_found");
-    assert.ok(performance.now() - started < 500, "slow lookup");
+    assert.ok(performance.now() - started < 2000, "slow lookup");
   } finally {
     await Deno.remove(base, { recursive: true });
   }
