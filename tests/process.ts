@@ -110,7 +110,10 @@ export function looksLikeJsonRpc(text: string): boolean {
   return /"jsonrpc"\s*:/.test(text);
 }
 
-/** The `id` of `text` when it is one JSON-RPC request (or response). */
+/**
+ * The id, as JSON text, of `text` when it is one JSON-RPC request (`key`
+ * "method") or one answer (`key` "answer"); else undefined.
+ */
 function idOf(text: string, key: "method" | "answer"): string | undefined {
   let message: unknown;
   try {
