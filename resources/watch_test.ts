@@ -6,6 +6,45 @@ import { Workspace } from "../workspace/workspace.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * Poll `check` until it holds; false after `ms`. Generous by default: a
+ * loaded machine delivers file events late, and only a watch that never
+ * reports should fail.
+ */
+async function until(check: () => boolean, ms = 30_000): Promise<boolean> {
+  const end = performance.now() + ms;
+  while (!check()) {
+    if (performance.now() > end) return false;
+    await sleep(20);
+  }
+  return true;
+}
+
+/**
+ * Write `path` again every `everyMs` until `seen()`: a watch that starts
+ * (or watches a new directory) late on a loaded machine misses the first
+ * writes. `everyMs` must be past the watch's quiet period, or the writes
+ * make one burst that ends only at its maximum delay. False after 30 s.
+ */
+async function writeUntil(
+  path: string,
+  seen: () => boolean,
+  everyMs = 300,
+): Promise<boolean> {
+  const end = performance.now() + 30_000;
+  while (!seen()) {
+    if (performance.now() > end) return false;
+    await Deno.writeTextFile(path, String(performance.now()));
+    if (await until(seen, everyMs)) break;
+  }
+  return true;
+}
+
+/** Whether any of `reports` names a URI ending in `suffix`. */
+function names(reports: ResourceChanges[], suffix: string): boolean {
+  return reports.some((r) => r.updated.some((u) => u.endsWith(suffix)));
+}
+
 Deno.test("Debouncer: one flush per burst, after the quiet period", async () => {
   let flushes = 0;
   const d = new Debouncer(40, 1000, () => flushes++);
@@ -26,8 +65,10 @@ Deno.test("Debouncer: a never-ending burst still flushes by maxDelayMs", async (
   let flushes = 0;
   const d = new Debouncer(40, 60, () => flushes++);
   const start = performance.now();
-  // Long enough for two flushes even when a loaded machine runs timers late.
-  while (performance.now() - start < 800) {
+  // Until two flushes (each at most 60 ms after its burst began), however
+  // late a loaded machine runs timers; pokes every 10 ms never leave the
+  // 40 ms quiet period that would flush otherwise.
+  while (flushes < 2 && performance.now() - start < 30_000) {
     d.poke();
     await sleep(10);
   }
@@ -68,8 +109,10 @@ async function withRoot(
     root: string,
     reports: ResourceChanges[],
     uris: RootUri,
+    workspace: Workspace,
   ) => Promise<void>,
   quietMs = 150,
+  maxDelayMs?: number,
 ): Promise<void> {
   const root = await Deno.realPath(
     await Deno.makeTempDir({ prefix: "watch_" }),
@@ -84,26 +127,33 @@ async function withRoot(
     // Generous: under a loaded CI machine two writes a test makes back to
     // back can be further apart than a short quiet period.
     quietMs,
+    maxDelayMs,
   });
   try {
     // Wait until the watcher sees events: on a loaded machine it can miss
     // the first ones for a while, and a file's first event decides how its
     // change is classified.
-    const ready = Date.now() + 10_000;
-    while (reports.length === 0 && Date.now() < ready) {
-      await Deno.writeTextFile(`${root}/ready.txt`, String(Date.now()));
-      await sleep(300);
-    }
+    assert.ok(
+      await writeUntil(
+        `${root}/ready.txt`,
+        () => reports.length > 0,
+        quietMs * 2,
+      ),
+      "the watch reported nothing in 30 s",
+    );
+    const seen = reports.length;
     await Deno.remove(`${root}/ready.txt`);
-    while (
-      !reports.some((r) =>
-        r.updated.some((u) => u.endsWith("/ready.txt")) &&
-        r.listChanged
-      ) && Date.now() < ready + 10_000
-    ) await sleep(50);
+    assert.ok(
+      await until(() =>
+        reports.slice(seen).some((r) =>
+          r.updated.some((u) => u.endsWith("/ready.txt")) && r.listChanged
+        )
+      ),
+      "the removal of ready.txt was not reported in 30 s",
+    );
     await sleep(quietMs * 2);
     reports.length = 0;
-    await fn(root, reports, uris);
+    await fn(root, reports, uris, workspace);
   } finally {
     watch.close();
     await Deno.remove(root, { recursive: true });
@@ -111,40 +161,57 @@ async function withRoot(
 }
 
 Deno.test("watchWorkspace: a burst of writes to one file is one update", async () => {
-  await withRoot(async (root, reports, uris) => {
-    for (let i = 0; i < 5; i++) {
-      await Deno.writeTextFile(`${root}/a.txt`, `version ${i}`);
-      await sleep(5);
-    }
-    await sleep(600);
-    assert.deepEqual(reports, [{
-      updated: [uris.uriOf("a.txt")],
-      listChanged: false,
-    }]);
-  });
+  // Writes 5 ms apart, a quiet period of 1 s: only a stall of a second
+  // between two writes (or a debounce that does not merge) splits it.
+  await withRoot(
+    async (root, reports, uris) => {
+      for (let i = 0; i < 5; i++) {
+        await Deno.writeTextFile(`${root}/a.txt`, `version ${i}`);
+        await sleep(5);
+      }
+      assert.ok(await until(() => reports.length > 0), "no report in 30 s");
+      // Room for a second report, were the burst split.
+      await sleep(2000);
+      assert.deepEqual(reports, [{
+        updated: [uris.uriOf("a.txt")],
+        listChanged: false,
+      }]);
+    },
+    1000,
+    30_000,
+  );
 });
 
 Deno.test("watchWorkspace: files appearing and vanishing change the list", async () => {
   await withRoot(async (root, reports, uris) => {
     await Deno.writeTextFile(`${root}/new.txt`, "new");
-    await sleep(600);
+    assert.ok(await until(() => reports.length > 0), "no report in 30 s");
     assert.deepEqual(reports, [{
       updated: [uris.uriOf("new.txt")],
       listChanged: true,
     }]);
     await Deno.remove(`${root}/new.txt`);
-    await sleep(600);
+    assert.ok(await until(() => reports.length > 1), "no report in 30 s");
     assert.equal(reports.length, 2);
-    assert.equal(reports[1].listChanged, true);
-  });
+    assert.deepEqual(reports[1], {
+      updated: [uris.uriOf("new.txt")],
+      listChanged: true,
+    });
+  }, 500);
 });
 
 Deno.test("watchWorkspace: ignored files and .git/ report nothing", async () => {
-  await withRoot(async (root, reports) => {
+  await withRoot(async (root, reports, uris) => {
     await Deno.writeTextFile(`${root}/debug.log`, "ignored");
     await Deno.writeTextFile(`${root}/.git/HEAD`, "ref");
-    await sleep(1500);
-    assert.deepEqual(reports, []);
+    // Then a file that is reported: its events come after the others', so
+    // once it is reported, anything the others caused would be too.
+    await Deno.writeTextFile(`${root}/probe.txt`, "probe");
+    assert.ok(await until(() => names(reports, "/probe.txt")), "no probe");
+    assert.deepEqual(reports, [{
+      updated: [uris.uriOf("probe.txt")],
+      listChanged: true,
+    }]);
   }, 600);
 });
 
@@ -152,7 +219,15 @@ Deno.test("watchWorkspace: a temporary file created and deleted at once reports 
   await withRoot(async (root, reports, uris) => {
     await Deno.writeTextFile(`${root}/.a.txt.swp`, "tmp");
     await Deno.remove(`${root}/.a.txt.swp`);
+    // The events of a later burst come after these: once it is reported,
+    // the temporary file's burst has been too, if it ended before the
+    // probe's began. (A quiet period of 1 s: a stall that long between the
+    // write and the removal would report the file twice, made and gone.)
     await sleep(1500);
+    const probe = reports.length;
+    await Deno.writeTextFile(`${root}/probe.txt`, "probe");
+    assert.ok(await until(() => names(reports, "/probe.txt")), "no probe");
+    reports.splice(probe);
     // On an idle machine the watcher sees create ... remove: nothing to
     // report. On a loaded one Deno's watcher can deliver every event of
     // the burst as "remove", which reads as a file that existed and went:
@@ -165,36 +240,21 @@ Deno.test("watchWorkspace: a temporary file created and deleted at once reports 
       });
     }
     assert.ok(reports.length <= 1);
-  }, 600);
+  }, 1000);
 });
 
 Deno.test("watchWorkspace: an edited .gitignore is read again and changes the list", async () => {
-  const root = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "watch_" }),
-  );
-  await Deno.writeTextFile(`${root}/.gitignore`, "*.log\n");
-  await Deno.writeTextFile(`${root}/app.log`, "log");
-  const workspace = await Workspace.open(root);
-  const reports: ResourceChanges[] = [];
-  const watch = watchWorkspace(
-    workspace,
-    new RootUri(root),
-    (c) => reports.push(c),
-    { quietMs: 150 },
-  );
-  try {
+  // withRoot's .gitignore says "*.log"; it waits until the watch reports.
+  await withRoot(async (root, reports, _uris, workspace) => {
+    await Deno.writeTextFile(`${root}/app.log`, "log");
     assert.equal(await workspace.isIgnored("app.log", false), true);
-    await sleep(100); // Let the watcher start.
     await Deno.writeTextFile(`${root}/.gitignore`, "*.tmp\n");
-    await sleep(600);
+    assert.ok(await until(() => reports.length > 0), "no report in 30 s");
     assert.equal(reports.length, 1);
     assert.equal(reports[0].listChanged, true);
     assert.equal(await workspace.isIgnored("app.log", false), false);
     assert.equal(await workspace.isIgnored("x.tmp", false), true);
-  } finally {
-    watch.close();
-    await Deno.remove(root, { recursive: true });
-  }
+  });
 });
 
 /**
@@ -234,23 +294,35 @@ Deno.test({
       { quietMs: 100 },
     );
     try {
-      await sleep(300); // Let the watcher start.
+      // Wait until the watch is up (its deepest directory reports).
+      assert.ok(
+        await writeUntil(
+          `${root}/src/deep/ready.txt`,
+          () => names(reports, "/src/deep/ready.txt"),
+        ),
+        "the watch reported nothing in 30 s",
+      );
       const added = await inotifyWatches() - before;
       // root, src and src/deep: nothing behind the links.
       assert.ok(added <= 3, `watches added: ${added}`);
       await Deno.writeTextFile(`${outside}/d1/secret.txt`, "outside");
-      await sleep(500);
-      assert.deepEqual(reports, []);
-      // The watch still works inside, in a directory made after it began.
+      // Events inside come after the one outside: once the probe is
+      // reported, a report from outside would have come too.
+      await Deno.writeTextFile(`${root}/probe.txt`, "probe");
+      assert.ok(await until(() => names(reports, "/probe.txt")), "no probe");
+      assert.ok(!names(reports, "secret.txt"), JSON.stringify(reports));
+      // The watch still works inside, in a directory made after it began
+      // (written to until reported: the new directory's watch comes late
+      // on a loaded machine).
       await Deno.mkdir(`${root}/src/new`);
-      await sleep(400);
-      await Deno.writeTextFile(`${root}/src/new/b.txt`, "b");
-      await sleep(500);
-      const uris = (reports as ResourceChanges[]).flatMap((r) => r.updated);
       assert.ok(
-        uris.some((u) => u.endsWith("/src/new/b.txt")),
+        await writeUntil(
+          `${root}/src/new/b.txt`,
+          () => names(reports, "/src/new/b.txt"),
+        ),
         JSON.stringify(reports),
       );
+      assert.ok(!names(reports, "secret.txt"), JSON.stringify(reports));
     } finally {
       watch.close();
       await Deno.remove(base, { recursive: true });
@@ -283,10 +355,19 @@ Deno.test({
       { quietMs: 100 },
     );
     try {
-      await sleep(300);
-      await Deno.writeTextFile(`${root}/a.txt`, "changed");
-      await sleep(500);
-      assert.equal(reports.length, 1, JSON.stringify(reports));
+      // Written to until reported (the watch may start late); a watch
+      // that threw on the locked directory never reports.
+      assert.ok(
+        await writeUntil(`${root}/a.txt`, () => reports.length > 0),
+        "the watch reported nothing in 30 s",
+      );
+      for (const report of reports) {
+        assert.deepEqual(
+          report.updated.map((u) => u.slice(u.lastIndexOf("/") + 1)),
+          ["a.txt"],
+          JSON.stringify(reports),
+        );
+      }
     } finally {
       watch.close();
       await Deno.chmod(`${root}/locked`, 0o755);

@@ -109,3 +109,124 @@ export async function readAll(
 export function looksLikeJsonRpc(text: string): boolean {
   return /"jsonrpc"\s*:/.test(text);
 }
+
+/**
+ * The id, as JSON text, of `text` when it is one JSON-RPC request (`key`
+ * "method") or one answer (`key` "answer"); else undefined.
+ */
+function idOf(text: string, key: "method" | "answer"): string | undefined {
+  let message: unknown;
+  try {
+    message = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch {
+    return undefined;
+  }
+  if (typeof message !== "object" || message === null) return undefined;
+  if (Array.isArray(message) || !("id" in message)) return undefined;
+  const fits = key === "method"
+    ? "method" in message
+    : "result" in message || "error" in message;
+  return fits ? JSON.stringify(message.id) : undefined;
+}
+
+/**
+ * Run the server as {@linkcode runServer} does, but one input line at a
+ * time: a request that `expected` (a whole stdout) answers is followed by
+ * the next line only once its answer is out. Then no answer is ever ready
+ * behind a slower request, so the order of the answers is request order
+ * however slow the machine (written all at once, an answer held behind a
+ * request still running after 200 ms goes out first, by design). Each wait
+ * is at most `waitMs`; a request left unanswered then fails the run.
+ */
+export async function runServerStepwise(
+  input: Uint8Array,
+  args: string[],
+  target: Target,
+  expected: Uint8Array,
+  waitMs = 30_000,
+): Promise<RunResult> {
+  const decoder = new TextDecoder();
+  const owed = new Map<string, number>();
+  for (const line of decoder.decode(expected).split("\n")) {
+    const id = idOf(line, "answer");
+    if (id !== undefined) owed.set(id, (owed.get(id) ?? 0) + 1);
+  }
+  const child = spawnServer(args, target);
+  const chunks: Uint8Array[] = [];
+  const answered = new Map<string, number>();
+  let wake: (() => void) | undefined;
+  let ended = false;
+  const reading = (async () => {
+    let partial = "";
+    for await (const chunk of child.stdout) {
+      chunks.push(chunk);
+      partial += decoder.decode(chunk, { stream: true });
+      const lines = partial.split("\n");
+      partial = lines.pop()!;
+      for (const line of lines) {
+        const id = idOf(line, "answer");
+        if (id !== undefined) answered.set(id, (answered.get(id) ?? 0) + 1);
+      }
+      wake?.();
+    }
+  })().finally(() => {
+    ended = true;
+    wake?.();
+  });
+  const stderr = new Response(child.stderr).arrayBuffer();
+  const writer = child.stdin.getWriter();
+  const sent = new Map<string, number>();
+  try {
+    let start = 0;
+    while (start < input.length) {
+      const newline = input.indexOf(0x0a, start);
+      const end = newline === -1 ? input.length : newline + 1;
+      const line = input.subarray(start, end);
+      start = end;
+      await writer.write(line);
+      // A last line with no newline is read only at the end of input.
+      if (newline === -1) continue;
+      const id = idOf(decoder.decode(line).trim(), "method");
+      if (id === undefined) continue;
+      const nth = (sent.get(id) ?? 0) + 1;
+      sent.set(id, nth);
+      // Only requests the transcript answers (a cancelled one is not).
+      if (nth > (owed.get(id) ?? 0)) continue;
+      const deadline = performance.now() + waitMs;
+      // (A server that exited answers no more: its output tells.)
+      while ((answered.get(id) ?? 0) < nth && !ended) {
+        const left = deadline - performance.now();
+        if (left <= 0) {
+          throw new Error(`no answer to request ${id} in ${waitMs} ms`);
+        }
+        const timer = Promise.withResolvers<void>();
+        wake = timer.resolve;
+        const timeout = setTimeout(timer.resolve, Math.min(left, 100));
+        await timer.promise;
+        clearTimeout(timeout);
+      }
+    }
+    await writer.close();
+  } catch (error) {
+    // The server may exit before reading everything (its output tells);
+    // an unanswered request is the test's failure.
+    if (error instanceof Error && error.message.startsWith("no answer")) {
+      child.kill("SIGKILL");
+      throw error;
+    }
+  }
+  const status = await child.status;
+  await reading;
+  const stdout = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    stdout.set(chunk, at);
+    at += chunk.length;
+  }
+  return {
+    code: status.code,
+    signal: status.signal,
+    stdout,
+    stderr: new Uint8Array(await stderr),
+  };
+}

@@ -162,9 +162,10 @@ Deno.test({
     await child.status;
     child.stderr.cancel();
     // Every ping sent well before the searches ended was answered before
-    // they ended, most within 300 ms (a held ping is released after 200
-    // ms; the walk's synchronous stretches and a loaded machine delay some
-    // more). Before, every ping waited for all the searches.
+    // they ended, most within 1 s (a held ping is released after 200 ms;
+    // the walk's synchronous stretches and a loaded machine delay some
+    // more: 300 ms left a loaded 2-core machine only 100 ms). Before,
+    // every ping waited for all the searches, which take seconds.
     const early = [...sentAt].filter(([, at]) => at + 1000 < searchesDone);
     assert.ok(early.length >= 5, "the searches ended too soon to tell");
     const waits = [];
@@ -178,7 +179,7 @@ Deno.test({
     }
     waits.sort((a, b) => a - b);
     const median = waits[Math.floor(waits.length / 2)];
-    assert.ok(median < 300, `median ping wait ${median.toFixed(0)} ms`);
+    assert.ok(median < 1000, `median ping wait ${median.toFixed(0)} ms`);
   },
 });
 

@@ -1,16 +1,32 @@
 import { strict as assert } from "node:assert";
 import { Pacer, PROGRESS_INTERVAL_MS } from "./common.ts";
 
-/** Busy work for `ms`, paced as a tool's loop is; the times `onPause` ran. */
+/**
+ * Work for `ms` on a clock the test drives, paced as a tool's loop is: one
+ * millisecond per step. The times `onPause` ran. The pacer reads
+ * `performance.now()`, so it is stood in for while the work runs: with the
+ * real clock, a loaded machine that stalls the test between its loop's
+ * check and the pacer's tick makes a short call look long.
+ */
 async function work(ms: number): Promise<number[]> {
-  const reports: number[] = [];
-  const start = performance.now();
-  const pacer = new Pacer(
-    new AbortController().signal,
-    () => reports.push(performance.now() - start),
-  );
-  while (performance.now() - start < ms) await pacer.tick();
-  return reports;
+  const realNow = performance.now;
+  let clock = 1_000;
+  const start = clock;
+  performance.now = () => clock;
+  try {
+    const reports: number[] = [];
+    const pacer = new Pacer(
+      new AbortController().signal,
+      () => reports.push(clock - start),
+    );
+    while (clock - start < ms) {
+      clock++;
+      await pacer.tick();
+    }
+    return reports;
+  } finally {
+    performance.now = realNow;
+  }
 }
 
 Deno.test("Pacer: a call shorter than the interval reports nothing", async () => {

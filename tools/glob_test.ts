@@ -115,8 +115,9 @@ Deno.test("compileGlob: hostile patterns match in linear time", () => {
     const ms = performance.now() - start;
     assert.ok(ms < 2000, `${pattern.slice(0, 30)}… took ${ms} ms`);
   }
-  // The extglob form of the classic freeze is refused at once.
+  // The extglob form of the classic freeze is refused at once (a bound in
+  // seconds like the others: matching it, not refusing, would never end).
   const start = performance.now();
   assert.throws(() => compileGlob("+(+(+(+([a-z_.]))))!"), GlobError);
-  assert.ok(performance.now() - start < 100);
+  assert.ok(performance.now() - start < 2000);
 });

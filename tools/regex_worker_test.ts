@@ -77,10 +77,14 @@ Deno.test("matchLines: a main thread too busy to take the answer is not charged"
   try {
     // Start the worker first, so its start-up is not part of this.
     await matchLines("a", "", ["a"], 10, new RegexBudget(60_000));
-    const budget = new RegexBudget(50);
+    // The worker answers at once; the main thread takes it 1.1 s later,
+    // past the budget (charged, that wait would use it all up) but before
+    // the budget and the 250 ms of round-trip slack run out: the worker has
+    // 1.25 s to answer, not the 300 ms that a budget of 50 ms and a wait of
+    // 150 ms gave it, which a loaded machine did not always grant.
+    const budget = new RegexBudget(1000);
     const job = matchLines("b", "", ["a\nb"], 10, budget);
-    // The worker answers at once; the main thread takes it 150 ms later.
-    const until = performance.now() + 150;
+    const until = performance.now() + 1100;
     while (performance.now() < until) { /* busy */ }
     assert.deepEqual(await job, [[0, 2, "b"]]);
     assert.ok(budget.remainingMs > 0, `${budget.remainingMs} ms left`);

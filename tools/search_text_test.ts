@@ -108,7 +108,10 @@ Deno.test("search_text: a catastrophic regex answers fast (linear fallback) or i
       assert.equal(slow.isError, true);
       assert.match(textOf(slow), /could take exponential time/);
     }
-    assert.ok(took < 2_000, `took ${took} ms`);
+    // A bound that tells a hang only: a regex that ran into the 3 s budget
+    // would be answered with an error, caught above; starting the regex
+    // worker on a loaded machine can take a second or more.
+    assert.ok(took < 10_000, `took ${took} ms`);
     const ok = await call(server, session, "search_text", {
       query: "a+!",
       regex: true,
