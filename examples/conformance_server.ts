@@ -6,10 +6,14 @@
  * subscriptions and list changes.
  *
  * {@linkcode createConformanceServer} makes the server and knows no
- * transport; run as a program this module serves it on stdio:
+ * transport; run as a program this module serves it on stdio, or with
+ * `--http [HOST:]PORT` over Streamable HTTP at `/mcp` (port 0 picks a free
+ * one; the URL is printed to stderr), which is how the conformance suite
+ * tests it (`deno task conformance`):
  *
  * ```sh
- * deno run --allow-read --no-prompt examples/conformance_server.ts
+ * deno run --no-prompt examples/conformance_server.ts
+ * deno run --allow-net=127.0.0.1 --no-prompt examples/conformance_server.ts --http 127.0.0.1:3001
  * ```
  *
  * Fixtures beyond the 2025-06-18 and 2025-11-25 scenarios:
@@ -47,6 +51,7 @@ import {
   type ResourceTemplate,
   type ResourceWatch,
   RpcError,
+  serveHttp,
   serveStdio,
   type Session,
   textContent,
@@ -774,4 +779,39 @@ function registerPrompts(server: McpServer): void {
   }));
 }
 
-if (import.meta.main) await serveStdio(createConformanceServer());
+/**
+ * The address `--http [HOST:]PORT` names, or undefined without `--http`.
+ * The host defaults to 127.0.0.1; port 0 asks for a free port.
+ */
+export function httpAddress(
+  args: readonly string[],
+): { hostname: string; port: number } | undefined {
+  const at = args.indexOf("--http");
+  if (at < 0) return undefined;
+  const value = args[at + 1] ?? "";
+  const colon = value.lastIndexOf(":");
+  const hostname = colon < 0 ? "127.0.0.1" : value.slice(0, colon);
+  const port = Number(colon < 0 ? value : value.slice(colon + 1));
+  if (
+    hostname === "" || value === "" || !Number.isInteger(port) || port < 0 ||
+    port > 65535
+  ) {
+    throw new Error(
+      `--http takes [HOST:]PORT, such as 127.0.0.1:3001 or 0 (a free port), not "${value}"`,
+    );
+  }
+  return { hostname, port };
+}
+
+if (import.meta.main) {
+  const address = httpAddress(Deno.args);
+  if (address === undefined) {
+    await serveStdio(createConformanceServer());
+  } else {
+    const http = serveHttp(createConformanceServer(), address);
+    console.error(`conformance fixture server: ${http.url}`);
+    Deno.addSignalListener("SIGTERM", () => http.shutdown());
+    Deno.addSignalListener("SIGINT", () => http.shutdown());
+    await http.finished;
+  }
+}
