@@ -221,19 +221,18 @@ async function startFixture(): Promise<Fixture> {
     cwd: ROOT,
   }).spawn();
   let text = "";
-  let resolveUrl: (url: string) => void;
-  const found = new Promise<string>((resolve) => resolveUrl = resolve);
+  const found = Promise.withResolvers<string>();
   const reading = (async () => {
     const decoder = new TextDecoder();
     for await (const chunk of child.stderr) {
       text += decoder.decode(chunk, { stream: true });
       const match = text.match(/http:\/\/127\.0\.0\.1:\d+\/\S*/);
-      if (match) resolveUrl(match[0]);
+      if (match) found.resolve(match[0]);
     }
   })();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const url = await Promise.race([
-    found,
+    found.promise,
     child.status.then((status) => {
       throw new Error(
         `the fixture server exited (code ${status.code}) before it printed its URL:\n${text}`,
