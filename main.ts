@@ -13,6 +13,7 @@
 import {
   type Config,
   type Feature,
+  parseAddress,
   parseFlags,
   UsageError,
   VERSION,
@@ -254,6 +255,10 @@ async function main(args: string[]): Promise<number> {
       return 0;
     }
     case "serve": {
+      // Loaded only with --http: stdio's start-up never pays for it.
+      if (command.config.http !== "") {
+        return await serveOverHttp(command.config);
+      }
       if (Deno.stdin.isTerminal() && command.config.logLevel !== "silent") {
         await writeAll(
           Deno.stderr,
@@ -309,6 +314,101 @@ async function main(args: string[]): Promise<number> {
       return 0;
     }
   }
+}
+
+/**
+ * Serve `config` over Streamable HTTP until SIGINT or SIGTERM, which stop
+ * accepting requests and finish those in flight (a second one ends the
+ * process at once). One server and, with --watch, one watch of the root
+ * serve every session. Returns the exit status.
+ */
+async function serveOverHttp(config: Config): Promise<number> {
+  const { hostname, port } = parseAddress(config.http);
+  let bearerToken: string | undefined;
+  if (config.authTokenEnv !== "") {
+    const name = config.authTokenEnv;
+    try {
+      bearerToken = Deno.env.get(name);
+    } catch {
+      console.error(
+        `shipcode-mcp: cannot read environment variable ${name} for --auth-token-env; run deno with --allow-env=${name}.`,
+      );
+      return 2;
+    }
+    if (bearerToken === undefined || bearerToken === "") {
+      console.error(
+        `shipcode-mcp: --auth-token-env ${name}: the environment variable ${name} is not set (or empty); set it to the token clients must send.`,
+      );
+      return 2;
+    }
+  }
+  const [{ serveHttp }, { SharedWatches, watchResources }] = await Promise.all([
+    import("./mcp/transports/http.ts"),
+    import("./mcp/watch.ts"),
+  ]);
+  const server = createServer(config);
+  const watches = new SharedWatches();
+  const stop = new AbortController();
+  let http;
+  try {
+    http = serveHttp(server, {
+      hostname,
+      port,
+      allowedOrigins: config.allowOrigins,
+      allowedHosts: config.allowHosts,
+      bearerToken,
+      maxBodyBytes: config.maxBodyBytes,
+      sessionIdleTimeoutMs: config.idleTimeout * 1000,
+      maxSessions: config.maxSessions,
+      signal: stop.signal,
+      onSession: (session) => {
+        if (!config.watch) return;
+        server.ready().then(() => {
+          // A session given its client's roots has its own watch
+          // (tools/roots.ts); the others share the server's one.
+          if (session.state === "closed" || session.resources !== undefined) {
+            return;
+          }
+          const watch = watchResources(server, session, watches);
+          session.onClose(() => watch?.close());
+        }).catch((error) =>
+          server.logger.log("error", "cannot watch the root:", error)
+        );
+      },
+    });
+  } catch (error) {
+    const why = error instanceof Deno.errors.AddrInUse
+      ? "the address is in use; choose another port (or 0 for any free one)"
+      : error instanceof Deno.errors.NotCapable ||
+          error instanceof Deno.errors.PermissionDenied
+      ? `run deno with --allow-net=${config.http}`
+      : (error as Error).message;
+    console.error(`shipcode-mcp: cannot listen on ${config.http}: ${why}.`);
+    return 1;
+  }
+  if (config.logLevel !== "silent") {
+    console.error(`shipcode-mcp: serving MCP at ${http.url}`);
+  }
+  const onSignal = () => {
+    if (stop.signal.aborted) Deno.exit(1);
+    stop.abort();
+  };
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    try {
+      Deno.addSignalListener(signal, onSignal);
+    } catch {
+      // Not every platform has every signal (Windows lacks SIGTERM).
+    }
+  }
+  await http.finished;
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    try {
+      Deno.removeSignalListener(signal, onSignal);
+    } catch {
+      // As above.
+    }
+  }
+  return 0;
 }
 
 /** Whether `path` is a file (or a link to one) that can be seen. */

@@ -2,8 +2,9 @@
  * A protocol library for MCP servers: a transport-free server core
  * ({@linkcode McpServer}, {@linkcode Session}), the default method map
  * ({@linkcode handlers}), one connection over any {@linkcode Transport}
- * ({@linkcode serve}), the stdio transport, and the JSON-RPC codec and
- * line framing it is built on.
+ * ({@linkcode serve}), the stdio and Streamable HTTP
+ * ({@linkcode serveHttp}) transports, and the JSON-RPC codec and line
+ * framing it is built on.
  *
  * @example Answer messages in-process, without a transport
  * ```ts
@@ -121,6 +122,14 @@ export {
   StdioTransport,
   type StdioTransportOptions,
 } from "./mcp/transports/stdio.ts";
+export {
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  type HttpOptions,
+  type HttpServer,
+  serveHttp,
+} from "./mcp/transports/http.ts";
 export { OutputBudget } from "./mcp/output_budget.ts";
 export { writeAll, writeAllSync } from "./mcp/write_all.ts";
 export {

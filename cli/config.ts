@@ -16,9 +16,10 @@ import {
   formatValue,
 } from "./flags.ts";
 import {
-  DENO_RUN_FLAGS,
   type DenoInstall,
+  permissionFlags,
   stableDenoCommand,
+  V8_FLAGS_ARG,
 } from "./run_command.ts";
 
 /** The clients `config` knows, by the name used on the command line. */
@@ -109,7 +110,8 @@ export function launchCommand(
     args: [
       ...deno.args,
       "run",
-      ...DENO_RUN_FLAGS,
+      ...permissionFlags(config),
+      V8_FLAGS_ARG,
       program.mainScript,
       ...args,
     ],

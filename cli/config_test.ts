@@ -65,6 +65,13 @@ Deno.test("serveArgs: carries every flag that differs from its default", () => {
     maxReadBytes: 1000,
     maxDepth: 2,
     includeIgnored: true,
+    http: "127.0.0.1:8080",
+    allowOrigins: ["https://a.example", "https://b.example"],
+    allowHosts: ["mcp.example"],
+    authTokenEnv: "MCP_TOKEN",
+    maxBodyBytes: 1000,
+    idleTimeout: 60,
+    maxSessions: 5,
   });
   assert.deepEqual(args, [
     "--root",
@@ -91,6 +98,20 @@ Deno.test("serveArgs: carries every flag that differs from its default", () => {
     "--max-depth",
     "2",
     "--include-ignored",
+    "--http",
+    "127.0.0.1:8080",
+    "--allow-origins",
+    "https://a.example,https://b.example",
+    "--allow-hosts",
+    "mcp.example",
+    "--auth-token-env",
+    "MCP_TOKEN",
+    "--max-body-bytes",
+    "1000",
+    "--idle-timeout",
+    "60",
+    "--max-sessions",
+    "5",
   ]);
 });
 
@@ -251,4 +272,24 @@ Deno.test("unknownClientMessage: one line naming the client and the choices", ()
   assert.ok(!message.includes("\n"));
   assert.match(message, /"emacs"/);
   for (const client of CLIENTS) assert.ok(message.includes(client));
+});
+
+Deno.test("launchCommand: with --http, the network only at that address, the environment only for the token", () => {
+  const http = { ...config, http: "127.0.0.1:8080" };
+  const args = launchCommand(underDeno, http).args;
+  assert.deepEqual(args.slice(0, 4), [
+    "run",
+    "--allow-read",
+    "--allow-net=127.0.0.1:8080",
+    "--no-prompt",
+  ]);
+  assert.ok(!args.some((arg) => arg.startsWith("--allow-env")));
+  assert.deepEqual(args.slice(-2), ["--http", "127.0.0.1:8080"]);
+  const token = launchCommand(underDeno, { ...http, authTokenEnv: "TOK" });
+  assert.deepEqual(token.args.slice(1, 5), [
+    "--allow-read",
+    "--allow-net=127.0.0.1:8080",
+    "--allow-env=TOK",
+    "--no-prompt",
+  ]);
 });

@@ -71,6 +71,10 @@ interface ValueRow extends Row {
  * - `versions`: protocol versions, comma-separated, most preferred first;
  * - `features`: names from {@linkcode FEATURES}, comma-separated, or `all`;
  * - `count`: a whole number of at least 1; `bytes` is a count of bytes;
+ * - `address`: `[HOST:]PORT` to listen on (HOST 127.0.0.1 when left out),
+ *   kept as `HOST:PORT`; `""` (the default) is off;
+ * - `list`: words, comma-separated (`""` none);
+ * - `env`: the name of an environment variable (`""` none);
  * - `switch`: on when given, off by default;
  * - `action`: a command of its own (`--help`), with a one-letter alias.
  */
@@ -87,6 +91,8 @@ export type Flag =
     readonly default: readonly Feature[];
   }
   | ValueRow & { readonly kind: "count" | "bytes"; readonly default: number }
+  | ValueRow & { readonly kind: "address" | "env"; readonly default: string }
+  | ValueRow & { readonly kind: "list"; readonly default: readonly string[] }
   | Row & { readonly kind: "switch" }
   | Row & { readonly kind: "action"; readonly short: string };
 
@@ -194,6 +200,67 @@ export const FLAGS = {
     kind: "switch",
     help: "also serve files that `.gitignore` excludes",
   },
+  http: {
+    name: "http",
+    kind: "address",
+    arg: "[HOST:]PORT",
+    default: "",
+    example: "127.0.0.1:8080",
+    defaultText: "off: stdio",
+    help:
+      "serve Streamable HTTP at `http://HOST:PORT/mcp` instead of stdio; HOST is 127.0.0.1 unless given, PORT 0 takes a free one",
+  },
+  allowOrigins: {
+    name: "allow-origins",
+    kind: "list",
+    arg: "LIST",
+    default: [],
+    example: "https://app.example.com",
+    defaultText: "loopback only",
+    help:
+      "with `--http`: more `Origin` values to accept, comma-separated (`http://localhost:PORT` and the like always are)",
+  },
+  allowHosts: {
+    name: "allow-hosts",
+    kind: "list",
+    arg: "LIST",
+    default: [],
+    example: "mcp.example.com",
+    defaultText: "loopback only",
+    help:
+      "with `--http`: more `Host` values to accept (`NAME` or `NAME:PORT`), comma-separated",
+  },
+  authTokenEnv: {
+    name: "auth-token-env",
+    kind: "env",
+    arg: "NAME",
+    default: "",
+    example: "MCP_TOKEN",
+    defaultText: "no token",
+    help:
+      "with `--http`: require `Authorization: Bearer` with the token held in environment variable `NAME`",
+  },
+  maxBodyBytes: {
+    name: "max-body-bytes",
+    kind: "bytes",
+    arg: "N",
+    default: 4 * 1024 * 1024,
+    help: "with `--http`: largest request body (larger: 413)",
+  },
+  idleTimeout: {
+    name: "idle-timeout",
+    kind: "count",
+    arg: "SECONDS",
+    default: 1800,
+    help: "with `--http`: a session unused this long ends",
+  },
+  maxSessions: {
+    name: "max-sessions",
+    kind: "count",
+    arg: "N",
+    default: 10_000,
+    help: "with `--http`: most sessions open at once (more: 503)",
+  },
   help: {
     name: "help",
     kind: "action",
@@ -217,6 +284,8 @@ type ValueOf<K extends Flag["kind"]> = K extends "path" ? string
   : K extends "versions" ? string[]
   : K extends "features" ? Feature[]
   : K extends "switch" ? boolean
+  : K extends "address" | "env" ? string
+  : K extends "list" ? string[]
   : number;
 
 /**
@@ -246,7 +315,7 @@ function defaultOf(flag: Flag): Value {
   if (flag.kind === "switch") return false;
   if (flag.kind === "action") throw new TypeError(`--${flag.name} is no value`);
   return flag.kind === "versions" || flag.kind === "paths" ||
-      flag.kind === "features"
+      flag.kind === "features" || flag.kind === "list"
     ? [...flag.default]
     : flag.default;
 }
@@ -454,6 +523,20 @@ function readValue(flag: Flag, text: string, cwd: string): Value {
       // Each once, in the table's order: the same set reads the same.
       return FEATURES.filter((feature) => names.includes(feature));
     }
+    case "address":
+      return formatAddress(parseAddress(text, name));
+    case "list":
+      return text.split(",").map((word) => word.trim())
+        .filter((word) => word.length > 0);
+    case "env":
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(text)) {
+        throw new UsageError(
+          `${name} takes the name of an environment variable (letters, digits, _), got "${text}"; for example ${name} ${
+            exampleOf(flag)
+          }`,
+        );
+      }
+      return text;
     case "count":
     case "bytes":
       if (
@@ -471,6 +554,42 @@ function readValue(flag: Flag, text: string, cwd: string): Value {
     case "action":
       throw new TypeError(`${name} takes no value`);
   }
+}
+
+/** Where `--http` listens. */
+export interface Address {
+  /** A host name or IP address (IPv6 without brackets). */
+  hostname: string;
+  /** The port; 0 takes any free one. */
+  port: number;
+}
+
+/**
+ * Read `[HOST:]PORT` (an IPv6 HOST in brackets); HOST defaults to
+ * 127.0.0.1. `flag` names the flag in the error.
+ */
+export function parseAddress(text: string, flag = "--http"): Address {
+  const match = /^(?:(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):)?([0-9]{1,5})$/
+    .exec(text.trim());
+  const port = Number(match?.[2]);
+  if (match === null || port > 65535) {
+    throw new UsageError(
+      `${flag} takes [HOST:]PORT with PORT from 0 to 65535 (0: any free port), got "${text}"; for example ${flag} 127.0.0.1:8080`,
+    );
+  }
+  const host = match[1] ?? "127.0.0.1";
+  return {
+    hostname: host.startsWith("[") ? host.slice(1, -1) : host,
+    port,
+  };
+}
+
+/** `HOST:PORT`, an IPv6 HOST in brackets. */
+export function formatAddress(address: Address): string {
+  const host = address.hostname.includes(":")
+    ? `[${address.hostname}]`
+    : address.hostname;
+  return `${host}:${address.port}`;
 }
 
 /** Parse `args` (without the program name) into a {@linkcode Command}. */

@@ -11,6 +11,7 @@ import {
   type Command,
   DEFAULTS,
   FEATURES,
+  parseAddress,
   parseFlags,
   UsageError,
 } from "./flags.ts";
@@ -148,5 +149,53 @@ Deno.test("flags: --features takes names or all", () => {
   assert.throws(
     () => parseFlags(["--features", "nope"], "/w"),
     /--features takes prompts, completion, logging, list-changed/,
+  );
+});
+
+Deno.test("flags: --http [HOST:]PORT is kept as HOST:PORT, 127.0.0.1 by default", () => {
+  assert.equal(config(parseFlags([], "/w")).http, "");
+  assert.equal(
+    config(parseFlags(["--http", "8080"], "/w")).http,
+    "127.0.0.1:8080",
+  );
+  assert.equal(
+    config(parseFlags(["--http=0.0.0.0:0"], "/w")).http,
+    "0.0.0.0:0",
+  );
+  assert.equal(
+    config(parseFlags(["--http", "[::1]:9000"], "/w")).http,
+    "[::1]:9000",
+  );
+  assert.deepEqual(parseAddress("[::1]:9000"), { hostname: "::1", port: 9000 });
+  for (const bad of ["x", "65536", "host:", ":80", "a b:1"]) {
+    assert.throws(
+      () => parseFlags(["--http", bad], "/w"),
+      (error: Error) =>
+        error instanceof UsageError && /\[HOST:\]PORT/.test(error.message),
+      bad,
+    );
+  }
+});
+
+Deno.test("flags: the HTTP flags' lists and environment variable name", () => {
+  const c = config(
+    parseFlags([
+      "--allow-origins",
+      "https://a.example, https://b.example",
+      "--allow-hosts=mcp.example",
+      "--auth-token-env",
+      "MCP_TOKEN",
+      "--idle-timeout",
+      "60",
+    ], "/w"),
+  );
+  assert.deepEqual(c.allowOrigins, ["https://a.example", "https://b.example"]);
+  assert.deepEqual(c.allowHosts, ["mcp.example"]);
+  assert.equal(c.authTokenEnv, "MCP_TOKEN");
+  assert.equal(c.idleTimeout, 60);
+  assert.deepEqual(DEFAULTS.allowOrigins, []);
+  assert.throws(
+    () => parseFlags(["--auth-token-env", "A-B"], "/w"),
+    /environment variable/,
   );
 });

@@ -22,6 +22,23 @@ export const PERMISSION_FLAGS: readonly string[] = [
 ];
 
 /**
+ * {@linkcode PERMISSION_FLAGS} for a server started with `http` (the
+ * `--http` value, `HOST:PORT`, or "" for stdio) and `authTokenEnv` (the
+ * `--auth-token-env` name, or ""): the network only at the address it
+ * listens on, and the environment only for the variable holding the token.
+ */
+export function permissionFlags(
+  options: { http: string; authTokenEnv: string },
+): string[] {
+  if (options.http === "") return [...PERMISSION_FLAGS];
+  const extra = [`--allow-net=${options.http}`];
+  if (options.authTokenEnv !== "") {
+    extra.push(`--allow-env=${options.authTokenEnv}`);
+  }
+  return [PERMISSION_FLAGS[0], ...extra, ...PERMISSION_FLAGS.slice(1)];
+}
+
+/**
  * V8's linear-time regex engine, and the fallback to it when a regex
  * backtracks too much: with it `search_text`'s regexes stay finite (see
  * `tools/regex.ts`, which refuses the regexes that engine cannot run).

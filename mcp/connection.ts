@@ -267,7 +267,9 @@ class Connection implements Receiver {
     );
     this.#maxInFlight = options.maxRequestsInFlight ??
       DEFAULT_MAX_REQUESTS_IN_FLIGHT;
-    const session = new Session((line) => transport.send(line));
+    const session = new Session((line, related) =>
+      transport.send(line, undefined, related)
+    );
     this.#session = session;
     session.onWaitingForClient = (key) => {
       this.#order.release(key);

@@ -266,7 +266,7 @@ class RequestContext implements HandlerContext {
   }
 
   notify(method: string, params?: JsonObject): void {
-    this.session.notify(method, params);
+    this.session.notify(method, params, this.requestId);
   }
 
   request(
@@ -294,11 +294,11 @@ class RequestContext implements HandlerContext {
     ) {
       params.message = message;
     }
-    this.session.notify("notifications/progress", params);
+    this.session.notify("notifications/progress", params, this.requestId);
   }
 
   log(level: LoggingLevel, data: unknown, logger?: string): void {
-    this.session.log(level, data, logger);
+    this.session.log(level, data, logger, this.requestId);
   }
 
   sample(
@@ -323,13 +323,14 @@ class RequestContext implements HandlerContext {
   // it, and it tells the connection that this request waits on the client.
   #options(
     options: ClientRequestOptions = {},
-  ): ClientRequestOptions & { waiter?: string } {
+  ): ClientRequestOptions & { waiter?: string; related?: RequestId } {
     return {
       ...options,
       signal: options.signal === undefined
         ? this.signal
         : AbortSignal.any([this.signal, options.signal]),
       waiter: this.key,
+      related: this.requestId,
     };
   }
 }

@@ -26,8 +26,12 @@ import {
 } from "./jsonrpc.ts";
 import { allowsLevel, type LoggingLevel } from "./logging.ts";
 
-/** Where a session's outgoing messages go (one encoded message per call). */
-export type SendFn = (line: string) => void;
+/**
+ * Where a session's outgoing messages go (one encoded message per call).
+ * `related` is the id of the client's request the message belongs to (see
+ * `Transport.send`), when it is sent while handling one.
+ */
+export type SendFn = (line: string, related?: RequestId) => void;
 
 /** The client's identity, as sent in `initialize`. */
 export interface ClientInfo {
@@ -125,6 +129,15 @@ export class Session {
    */
   onCancelled: ((key: string) => void) | undefined;
 
+  /**
+   * Set by a transport with a stream per request (Streamable HTTP's SSE):
+   * end the stream that carries the answer to request `related` now,
+   * telling the client to reconnect for the rest (the polling of
+   * 2025-11-25). Returns whether there was such a stream to end; undefined
+   * on transports without one (stdio).
+   */
+  closeStream: ((related: RequestId) => boolean) | undefined;
+
   readonly #send: SendFn;
   #inputEnded = false;
   readonly #pending = new Map<string, PendingRequest>();
@@ -136,31 +149,40 @@ export class Session {
     this.#send = send;
   }
 
-  /** Send a notification to the client. */
-  notify(method: string, params?: JsonObject): void {
+  /**
+   * Send a notification to the client; `related`, the id of the request
+   * being handled that it belongs to, if any.
+   */
+  notify(method: string, params?: JsonObject, related?: RequestId): void {
     if (this.state === "closed") return;
-    this.#send(encodeNotification(method, params));
+    this.#send(encodeNotification(method, params), related);
   }
 
   /**
    * Send a notification `notifications/message` to the client when its
    * level (see {@linkcode Session.logLevel}) lets a record at `level`
    * through; nothing when it never set one. `data` is any JSON value;
-   * `logger` names the component it comes from.
+   * `logger` names the component it comes from; `related` is the id of the
+   * request being handled that it belongs to, if any.
    */
-  log(level: LoggingLevel, data: unknown, logger?: string): void {
+  log(
+    level: LoggingLevel,
+    data: unknown,
+    logger?: string,
+    related?: RequestId,
+  ): void {
     const threshold = this.logLevel;
     if (threshold === undefined || !allowsLevel(threshold, level)) return;
     const params: JsonObject = { level };
     if (logger !== undefined) params.logger = logger;
     params.data = data;
     try {
-      this.notify("notifications/message", params);
+      this.notify("notifications/message", params, related);
     } catch {
       // Data that is not JSON (a cycle, a BigInt) goes as text.
       try {
         params.data = String(data);
-        this.notify("notifications/message", params);
+        this.notify("notifications/message", params, related);
       } catch {
         // Not even text: a log record never takes the server down.
       }
@@ -178,7 +200,9 @@ export class Session {
 
   /**
    * Send a request to the client and wait for its response. `waiter`, the
-   * key of the request being handled, lets the connection know it waits.
+   * key of the request being handled, lets the connection know it waits;
+   * `related`, that request's id, lets the transport send it on that
+   * request's stream.
    *
    * Rejects, without sending anything, when the session is closed or when
    * the method needs a client capability (see
@@ -191,7 +215,8 @@ export class Session {
   request(
     method: string,
     params?: JsonObject,
-    options: ClientRequestOptions & { waiter?: string } = {},
+    options: ClientRequestOptions & { waiter?: string; related?: RequestId } =
+      {},
   ): Promise<unknown> {
     if (this.state === "closed" || this.#inputEnded) {
       return Promise.reject(
@@ -237,7 +262,11 @@ export class Session {
       };
       const giveUp = (reason: string, error: unknown) => {
         finish();
-        this.notify("notifications/cancelled", { requestId: id, reason });
+        this.notify(
+          "notifications/cancelled",
+          { requestId: id, reason },
+          options.related,
+        );
         reject(error);
       };
       const onAbort = () =>
@@ -270,7 +299,7 @@ export class Session {
           reject(error);
         },
       });
-      this.#send(line);
+      this.#send(line, options.related);
     });
   }
 
@@ -281,7 +310,8 @@ export class Session {
    */
   async sample(
     params: CreateMessageParams,
-    options: ClientRequestOptions & { waiter?: string } = {},
+    options: ClientRequestOptions & { waiter?: string; related?: RequestId } =
+      {},
   ): Promise<CreateMessageResult> {
     const { checkSamplingParams, checkSamplingResult } = await import(
       "./client_requests.ts"
@@ -305,7 +335,8 @@ export class Session {
    */
   async elicit(
     params: ElicitParams,
-    options: ClientRequestOptions & { waiter?: string } = {},
+    options: ClientRequestOptions & { waiter?: string; related?: RequestId } =
+      {},
   ): Promise<ElicitResult> {
     const { checkElicitParams, checkElicitResult, supportsFormElicitation } =
       await import("./client_requests.ts");
@@ -333,7 +364,8 @@ export class Session {
    * `uri` checked to be a string.
    */
   async listRoots(
-    options: ClientRequestOptions & { waiter?: string } = {},
+    options: ClientRequestOptions & { waiter?: string; related?: RequestId } =
+      {},
   ): Promise<Root[]> {
     const { checkRootsResult } = await import("./client_requests.ts");
     return checkRootsResult(

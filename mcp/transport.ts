@@ -113,9 +113,13 @@ export interface Transport {
   /**
    * Queue one encoded message for the client. `answers`, the id of the
    * request it answers, lets {@linkcode Transport.drop} take it back, and
-   * lets a transport with a stream per request route it there.
+   * lets a transport with a stream per request route it there. `related`,
+   * for a notification or request the server sends while handling a
+   * request (progress, a log record, a sampling request), is the id of
+   * that request: a transport with a stream per request sends it on that
+   * request's stream; others ignore it.
    */
-  send(text: string, answers?: RequestId): void;
+  send(text: string, answers?: RequestId, related?: RequestId): void;
   /**
    * Take back the queued answer to the request whose `idKey` is `key`, if
    * it is not being written yet. Returns whether one was dropped.

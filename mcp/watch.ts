@@ -29,17 +29,65 @@ export function canSubscribe(server: McpServer): boolean {
     server.resources?.watch !== undefined;
 }
 
+type ChangeListener = (changes: ResourceChanges) => void;
+
+/** Something that can be watched: a resource provider with `watch`. */
+type Watchable = { watch?(listener: ChangeListener): ResourceWatch };
+
+/**
+ * One watch per resource provider, shared by every session watching it (a
+ * server with many sessions watches its root once): the provider's watch
+ * starts with the first listener and stops when the last one closes.
+ */
+export class SharedWatches {
+  readonly #shared = new Map<
+    Watchable,
+    { watch: ResourceWatch; listeners: Set<ChangeListener> }
+  >();
+
+  /** How many providers are watched now. */
+  get size(): number {
+    return this.#shared.size;
+  }
+
+  /** Send `provider`'s changes to `listener` until the result is closed. */
+  watch(provider: Watchable, listener: ChangeListener): ResourceWatch {
+    let entry = this.#shared.get(provider);
+    if (entry === undefined) {
+      const listeners = new Set<ChangeListener>();
+      const watch = provider.watch!((changes) => {
+        for (const each of [...listeners]) each(changes);
+      });
+      entry = { watch, listeners };
+      this.#shared.set(provider, entry);
+    }
+    const own = entry;
+    // Each call's listener is its own, even for the same function.
+    const mine: ChangeListener = (changes) => listener(changes);
+    own.listeners.add(mine);
+    return {
+      close: () => {
+        if (!own.listeners.delete(mine) || own.listeners.size > 0) return;
+        if (this.#shared.get(provider) === own) this.#shared.delete(provider);
+        own.watch.close();
+      },
+    };
+  }
+}
+
 /**
  * Start sending `session` the changes reported by the resource provider it
  * is served (its own, else the server's: see `McpServer.resourcesFor`),
  * for as long as that provider is the one it is served. Returns undefined
  * when the server does not watch (no `subscribe` capability); otherwise
  * close the result when the session ends, so the watcher stops and the
- * process can exit.
+ * process can exit. With `shared`, sessions served the same provider
+ * share one watch of it.
  */
 export function watchResources(
   server: McpServer,
   session: Session,
+  shared?: SharedWatches,
 ): ResourceWatch | undefined {
   const provider = server.resourcesFor(session);
   if (!canSubscribe(server) || provider?.watch === undefined) return undefined;
@@ -90,7 +138,9 @@ export function watchResources(
     deliver();
   };
 
-  const watch = provider.watch(onChanges);
+  const watch = shared === undefined
+    ? provider.watch(onChanges)
+    : shared.watch(provider, onChanges);
   return {
     close() {
       watch.close();

@@ -233,6 +233,9 @@ export class ClientRoots implements RootsSource {
         resources,
       };
       this.#sessions.set(session, entry);
+      // A session that ends stops being followed (its watch stops), on
+      // every transport: over HTTP, sessions come and go in one process.
+      session.onClose(() => this.forget(session));
       session.resources = resources;
       // From now on the session is sent the changes of its own roots (a
       // watch of the server's stops delivering to it).

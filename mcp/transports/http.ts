@@ -1,0 +1,628 @@
+/**
+ * The Streamable HTTP transport (MCP 2025-03-26 and later): one endpoint,
+ * `/mcp` by default, served with `Deno.serve`. A POST carries client
+ * messages and is answered with JSON or an SSE stream, as the client's
+ * `Accept` allows; a GET opens the stream for what the server sends on its
+ * own (or resumes one with `Last-Event-ID`); a DELETE ends a session.
+ *
+ * One process serves many sessions: each is one connection (`serve` from
+ * `../connection.ts`) over its own {@linkcode HttpSessionTransport}, with
+ * the same {@linkcode McpServer} as every other. Safe by default: it
+ * listens on 127.0.0.1, checks `Host` and `Origin` against allow-lists,
+ * optionally a bearer token, and bounds bodies, their reading time, idle
+ * sessions and their number.
+ *
+ * @module
+ */
+
+import { type ConnectionOptions, serve } from "../connection.ts";
+import {
+  decode,
+  describeError,
+  encodeError,
+  ErrorCode,
+  idKey,
+  isObject,
+} from "../jsonrpc.ts";
+import type { Logger } from "../log.ts";
+import { allowsBatches } from "../protocol_versions.ts";
+import type { McpServer } from "../server.ts";
+import type { Session } from "../session.ts";
+import {
+  accepts,
+  bearerMatches,
+  defaultAllowedHosts,
+  defaultAllowedOrigins,
+  hostAllowed,
+  hostForUrl,
+  originAllowed,
+  readBody,
+} from "./http_guard.ts";
+import { HttpSessionTransport, type ReplyMode } from "./http_session.ts";
+import { parseEventId } from "./sse.ts";
+
+/** Default of {@linkcode HttpOptions.maxBodyBytes}: 4 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/** Default of {@linkcode HttpOptions.sessionIdleTimeoutMs}: 30 minutes. */
+export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+
+/** Default of {@linkcode HttpOptions.maxSessions}. */
+export const DEFAULT_MAX_SESSIONS = 10_000;
+
+/** Default of {@linkcode HttpOptions.bodyTimeoutMs}: 30 seconds. */
+export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
+
+/** Default of {@linkcode HttpOptions.retryMs}: 1 second. */
+export const DEFAULT_RETRY_MS = 1_000;
+
+/** Default of {@linkcode HttpOptions.stopGraceMs}: 5 seconds. */
+export const DEFAULT_HTTP_STOP_GRACE_MS = 5_000;
+
+/** The protocol version assumed when a request names none (as specified). */
+export const DEFAULT_HTTP_PROTOCOL_VERSION = "2025-03-26";
+
+/** The JSON-RPC code of HTTP-level errors (as the official SDK sends them). */
+export const HTTP_ERROR_CODE = -32000;
+
+/** The JSON-RPC code of a request for a session that does not exist. */
+export const SESSION_NOT_FOUND_CODE = -32001;
+
+/** Options for {@linkcode serveHttp}. */
+export interface HttpOptions {
+  /** Where to listen; default "127.0.0.1". */
+  hostname?: string;
+  /** The port; 0 takes any free one (see {@linkcode HttpServer.url}). */
+  port: number;
+  /** The endpoint's path; default "/mcp". */
+  path?: string;
+  /**
+   * `Origin` values accepted besides the defaults (http:// and the
+   * loopback names and listening name, with the port); requests without
+   * `Origin` (not from a browser) are accepted.
+   */
+  allowedOrigins?: readonly string[];
+  /**
+   * `Host` values accepted besides the defaults (the loopback names and
+   * the listening name, with the port); an entry without a port accepts
+   * any port.
+   */
+  allowedHosts?: readonly string[];
+  /** When set, every request must carry `Authorization: Bearer <token>`. */
+  bearerToken?: string;
+  /** Largest request body in bytes; default 4 MiB. */
+  maxBodyBytes?: number;
+  /** How long a body may take to arrive (ms); default 30 s. */
+  bodyTimeoutMs?: number;
+  /** How long a session may go unused before it ends (ms); default 30 min. */
+  sessionIdleTimeoutMs?: number;
+  /** Most sessions open at once; default 10,000. */
+  maxSessions?: number;
+  /**
+   * How long a client told to reconnect (SSE polling, 2025-11-25) waits
+   * first (ms); default 1,000.
+   */
+  retryMs?: number;
+  /** On shutdown, how long requests in flight may take (ms); default 5 s. */
+  stopGraceMs?: number;
+  /** Abort: graceful shutdown (see {@linkcode HttpServer.shutdown}). */
+  signal?: AbortSignal;
+  /** Called with each new session (to attach watchers and such). */
+  onSession?: (session: Session) => void;
+  /** Where the transport logs; default the server's logger. */
+  logger?: Logger;
+  /** Options for each session's connection. */
+  connection?: Omit<ConnectionOptions, "signal" | "onSession" | "stopGraceMs">;
+}
+
+/** A running Streamable HTTP server; see {@linkcode serveHttp}. */
+export interface HttpServer {
+  /** The endpoint's URL, e.g. "http://127.0.0.1:43127/mcp". */
+  readonly url: string;
+  /** Sessions open now. */
+  readonly sessions: number;
+  /** Resolves once the server has shut down. */
+  readonly finished: Promise<void>;
+  /**
+   * Stop accepting requests, finish those in flight (within the grace
+   * period), end every stream and session; resolves when done.
+   */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * Serve `server` over Streamable HTTP at `options.path` of
+ * `options.hostname`:`options.port`. Returns once listening.
+ *
+ * @example Serve on a free port until aborted
+ * ```ts ignore
+ * import { handlers } from "../../handlers/mod.ts";
+ * import { McpServer } from "../server.ts";
+ * import { serveHttp } from "./http.ts";
+ *
+ * const server = new McpServer({
+ *   handlers,
+ *   info: { name: "example-mcp", version: "1.0.0" },
+ * });
+ * const http = serveHttp(server, { port: 0 });
+ * console.error(`serving MCP at ${http.url}`);
+ * await http.finished;
+ * ```
+ */
+export function serveHttp(server: McpServer, options: HttpOptions): HttpServer {
+  return new StreamableHttpServer(server, options);
+}
+
+/** A JSON-RPC error body with id null, as HTTP-level errors are answered. */
+function errorResponse(
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+  code: number = HTTP_ERROR_CODE,
+): Response {
+  return new Response(encodeError(null, code, message), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+class StreamableHttpServer implements HttpServer {
+  readonly url: string;
+  readonly finished: Promise<void>;
+  readonly #server: McpServer;
+  readonly #options: HttpOptions;
+  readonly #logger: Logger;
+  readonly #path: string;
+  readonly #hosts: string[];
+  readonly #origins: string[];
+  readonly #http: Deno.HttpServer<Deno.NetAddr>;
+  readonly #sessions = new Map<string, HttpSessionTransport>();
+  readonly #served = new Set<Promise<void>>();
+  readonly #stop = new AbortController();
+  readonly #maxBodyBytes: number;
+  readonly #bodyTimeoutMs: number;
+  readonly #idleMs: number;
+  readonly #maxSessions: number;
+  readonly #sweeper: ReturnType<typeof setInterval>;
+  #shutdown: Promise<void> | undefined;
+  readonly #done = Promise.withResolvers<void>();
+
+  constructor(server: McpServer, options: HttpOptions) {
+    this.#server = server;
+    this.#options = options;
+    this.#logger = options.logger ?? server.logger;
+    this.#path = options.path ?? "/mcp";
+    this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.#bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
+    this.#idleMs = options.sessionIdleTimeoutMs ??
+      DEFAULT_SESSION_IDLE_TIMEOUT_MS;
+    this.#maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    const hostname = options.hostname ?? "127.0.0.1";
+    this.#http = Deno.serve({
+      hostname,
+      port: options.port,
+      // Deno would print "Listening on …" to stdout otherwise.
+      onListen: () => {},
+      onError: (error) => {
+        this.#logger.log("error", "serving an HTTP request failed:", error);
+        return errorResponse(
+          500,
+          "Internal error: the server failed on this request; its log has the details.",
+        );
+      },
+    }, (request, info) => this.#handle(request, info));
+    const port = this.#http.addr.port;
+    this.#hosts = [
+      ...defaultAllowedHosts(hostname, port),
+      ...(options.allowedHosts ?? []),
+    ];
+    this.#origins = [
+      ...defaultAllowedOrigins(hostname, port),
+      ...(options.allowedOrigins ?? []),
+    ];
+    const shown = hostname === "0.0.0.0" || hostname === "::"
+      ? "127.0.0.1"
+      : hostForUrl(hostname);
+    this.url = `http://${shown}:${port}${this.#path}`;
+    // Idle sessions are looked for a few times per timeout (at least
+    // once a minute), so one ends at most a fraction late.
+    const every = Math.max(10, Math.min(60_000, this.#idleMs / 4));
+    this.#sweeper = setInterval(() => this.#sweep(), every);
+    Deno.unrefTimer(this.#sweeper as unknown as number);
+    this.finished = this.#done.promise;
+    const signal = options.signal;
+    if (signal !== undefined) {
+      if (signal.aborted) this.shutdown();
+      else {
+        signal.addEventListener("abort", () => this.shutdown(), {
+          once: true,
+        });
+      }
+    }
+  }
+
+  get sessions(): number {
+    return this.#sessions.size;
+  }
+
+  shutdown(): Promise<void> {
+    return this.#shutdown ??= this.#shutdownNow();
+  }
+
+  async #shutdownNow(): Promise<void> {
+    clearInterval(this.#sweeper);
+    // Requests in flight finish within the grace period (each
+    // connection's stopGraceMs); the streams end with their sessions.
+    this.#stop.abort();
+    for (const transport of this.#sessions.values()) transport.stop();
+    const grace = this.#options.stopGraceMs ?? DEFAULT_HTTP_STOP_GRACE_MS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, grace + 1_000);
+    });
+    await Promise.race([Promise.all(this.#served), late]);
+    for (const transport of this.#sessions.values()) transport.close();
+    this.#sessions.clear();
+    await Promise.race([this.#http.shutdown(), late]);
+    clearTimeout(timer);
+    this.#done.resolve();
+  }
+
+  async #handle(
+    request: Request,
+    _info: Deno.ServeHandlerInfo<Deno.NetAddr>,
+  ): Promise<Response> {
+    if (this.#shutdown !== undefined) {
+      return errorResponse(
+        503,
+        "Service Unavailable: the server is shutting down; try again once it is back.",
+      );
+    }
+    const headers = request.headers;
+    if (!hostAllowed(headers.get("host"), this.#hosts)) {
+      return errorResponse(
+        403,
+        `Forbidden: the Host header ${
+          JSON.stringify(headers.get("host") ?? "")
+        } is not one this server answers to (DNS-rebinding protection); connect to ${this.url}, or start the server with the host allowed.`,
+      );
+    }
+    if (!originAllowed(headers.get("origin"), this.#origins)) {
+      return errorResponse(
+        403,
+        `Forbidden: the Origin ${
+          JSON.stringify(headers.get("origin"))
+        } is not allowed (DNS-rebinding protection); start the server with that origin allowed if it should be.`,
+      );
+    }
+    const url = new URL(request.url);
+    if (url.pathname !== this.#path) {
+      return errorResponse(
+        404,
+        `Not Found: this server serves MCP at ${this.#path} only; send your requests to ${this.url}.`,
+      );
+    }
+    const token = this.#options.bearerToken;
+    if (
+      token !== undefined && !bearerMatches(headers.get("authorization"), token)
+    ) {
+      const given = headers.get("authorization") !== null;
+      return errorResponse(
+        401,
+        given
+          ? "Unauthorized: the bearer token is wrong; send the token the server was started with as Authorization: Bearer <token>."
+          : "Unauthorized: this server needs a bearer token; send it as Authorization: Bearer <token>.",
+        {
+          "www-authenticate": given
+            ? 'Bearer realm="mcp", error="invalid_token"'
+            : 'Bearer realm="mcp"',
+        },
+      );
+    }
+    switch (request.method) {
+      case "POST":
+        return await this.#post(request);
+      case "GET":
+        return this.#get(request);
+      case "DELETE":
+        return this.#delete(request);
+      default:
+        return errorResponse(
+          405,
+          `Method Not Allowed: ${request.method} is not served here; use POST to send messages, GET to open the server's stream, DELETE to end a session.`,
+          { allow: "GET, POST, DELETE" },
+        );
+    }
+  }
+
+  // The session a request names: its transport, or the error response.
+  #sessionOf(request: Request): HttpSessionTransport | Response {
+    const id = request.headers.get("mcp-session-id");
+    if (id === null) {
+      return errorResponse(
+        400,
+        "Bad Request: the Mcp-Session-Id header is missing; send the session id the initialize response gave, or initialize a new session (a POST of initialize without the header).",
+      );
+    }
+    const transport = this.#sessions.get(id);
+    if (transport === undefined) {
+      return errorResponse(
+        404,
+        "Session not found: the Mcp-Session-Id names no open session (it ended, expired, or never existed); initialize a new session.",
+        {},
+        SESSION_NOT_FOUND_CODE,
+      );
+    }
+    const version = request.headers.get("mcp-protocol-version");
+    if (
+      version !== null && !this.#server.protocolVersions.includes(version)
+    ) {
+      return errorResponse(
+        400,
+        `Bad Request: MCP-Protocol-Version ${
+          JSON.stringify(version)
+        } is not supported; send one of ${
+          this.#server.protocolVersions.join(", ")
+        }: the version initialize agreed on.`,
+      );
+    }
+    return transport;
+  }
+
+  async #post(request: Request): Promise<Response> {
+    const type = request.headers.get("content-type") ?? "";
+    if (!/^application\/json\s*(;|$)/i.test(type.trim())) {
+      return errorResponse(
+        415,
+        `Unsupported Media Type: a POST must carry Content-Type: application/json, not ${
+          JSON.stringify(type)
+        }.`,
+      );
+    }
+    const accept = request.headers.get("accept");
+    const json = accepts(accept, "application/json");
+    const sse = accepts(accept, "text/event-stream");
+    if (!json && !sse) {
+      return errorResponse(
+        406,
+        "Not Acceptable: the Accept header must list application/json and text/event-stream (answers come as either).",
+      );
+    }
+    const sessionId = request.headers.get("mcp-session-id");
+    let transport: HttpSessionTransport | undefined;
+    if (sessionId !== null) {
+      const found = this.#sessionOf(request);
+      if (found instanceof Response) return found;
+      transport = found;
+      transport.lastActive = performance.now();
+    }
+    const body = await readBody(
+      request,
+      this.#maxBodyBytes,
+      this.#bodyTimeoutMs,
+    );
+    switch (body) {
+      case "too large":
+        return errorResponse(
+          413,
+          `Content Too Large: the body is over the limit of ${this.#maxBodyBytes} bytes; send smaller messages (or start the server with a larger limit).`,
+        );
+      case "too slow":
+        return errorResponse(
+          408,
+          `Request Timeout: the body did not arrive within ${this.#bodyTimeoutMs} ms; send it at once.`,
+        );
+      case "failed":
+        return errorResponse(
+          400,
+          "Bad Request: reading the body failed; send it again.",
+        );
+      case "not UTF-8":
+        return errorResponse(
+          400,
+          describeError(
+            ErrorCode.ParseError,
+            "the body is not valid UTF-8; send JSON encoded as UTF-8.",
+          ),
+          {},
+          ErrorCode.ParseError,
+        );
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return errorResponse(
+        400,
+        describeError(
+          ErrorCode.ParseError,
+          "the body is not valid JSON; send one JSON-RPC message (or, where the protocol version allows, an array of them).",
+        ),
+        {},
+        ErrorCode.ParseError,
+      );
+    }
+    const batch = Array.isArray(parsed);
+    const items = batch ? parsed as unknown[] : [parsed];
+    if (transport === undefined) {
+      const initialize = !batch && isObject(parsed) &&
+        parsed.method === "initialize" && parsed.id !== undefined;
+      if (!initialize) {
+        return errorResponse(
+          400,
+          "Bad Request: the Mcp-Session-Id header is missing; initialize a session first (POST an initialize request alone, without the header) and send its id with every later request.",
+        );
+      }
+      const created = this.#open();
+      if (created instanceof Response) return created;
+      transport = created;
+    } else if (batch) {
+      const version = transport.session?.protocolVersion;
+      if (!allowsBatches(version)) {
+        return errorResponse(
+          400,
+          describeError(
+            ErrorCode.InvalidRequest,
+            `batches are not part of protocol version ${version}; send one message per POST.`,
+          ),
+          transport.headers,
+          ErrorCode.InvalidRequest,
+        );
+      }
+      if (items.length === 0) {
+        return errorResponse(
+          400,
+          describeError(
+            ErrorCode.InvalidRequest,
+            "the batch is empty; put at least one message in it.",
+          ),
+          transport.headers,
+          ErrorCode.InvalidRequest,
+        );
+      }
+    }
+    const texts = batch ? items.map((item) => JSON.stringify(item)) : [body];
+    const keys: string[] = [];
+    for (const text of texts) {
+      const message = decode(text);
+      const id = message.kind === "request" || message.kind === "invalid"
+        ? message.id
+        : null;
+      if (message.kind === "invalid" && id === null) {
+        return errorResponse(
+          400,
+          message.error.message,
+          transport.headers,
+          message.error.code,
+        );
+      }
+      if (id === null) continue;
+      const key = idKey(id);
+      if (transport.has(key) || keys.includes(key)) {
+        return errorResponse(
+          400,
+          describeError(
+            ErrorCode.InvalidRequest,
+            `request id ${key} is already in use by a request not answered yet in this session; give each request its own id.`,
+          ),
+          transport.headers,
+          ErrorCode.InvalidRequest,
+        );
+      }
+      keys.push(key);
+    }
+    const mode: ReplyMode = json && sse ? "auto" : json ? "json" : "sse";
+    const initializing = sessionId === null;
+    let response: Response;
+    try {
+      response = await transport.post(
+        texts,
+        keys,
+        initializing && json ? "json" : mode,
+        batch,
+      );
+    } catch {
+      return errorResponse(
+        404,
+        "Session not found: the session ended while this request waited; initialize a new session.",
+        {},
+        SESSION_NOT_FOUND_CODE,
+      );
+    }
+    if (initializing && transport.session?.state === "new") {
+      // initialize failed: no session was made.
+      this.#end(transport);
+    }
+    return response;
+  }
+
+  #get(request: Request): Response {
+    if (!accepts(request.headers.get("accept"), "text/event-stream")) {
+      return errorResponse(
+        406,
+        "Not Acceptable: a GET opens an SSE stream; send Accept: text/event-stream.",
+      );
+    }
+    const found = this.#sessionOf(request);
+    if (found instanceof Response) return found;
+    const last = request.headers.get("last-event-id");
+    const resumeAt = last === null ? undefined : parseEventId(last);
+    const response = found.resume(resumeAt);
+    if (response !== undefined) return response;
+    return errorResponse(
+      409,
+      "Conflict: this session's stream for server messages is open already (one per session); keep reading that one, or close it first.",
+      found.headers,
+    );
+  }
+
+  #delete(request: Request): Response {
+    const found = this.#sessionOf(request);
+    if (found instanceof Response) return found;
+    this.#end(found);
+    return new Response(null, { status: 200 });
+  }
+
+  // A new session: its transport, served by a connection of its own.
+  #open(): HttpSessionTransport | Response {
+    if (this.#sessions.size >= this.#maxSessions) {
+      return errorResponse(
+        503,
+        `Service Unavailable: the server has its maximum of ${this.#maxSessions} sessions open; end sessions you no longer use (DELETE) or try again later.`,
+      );
+    }
+    const id = newSessionId();
+    const transport = new HttpSessionTransport({
+      id,
+      retryMs: this.#options.retryMs ?? DEFAULT_RETRY_MS,
+    });
+    this.#sessions.set(id, transport);
+    const served = serve(this.#server, transport, {
+      ...this.#options.connection,
+      // Answers of one POST do not wait for those of another.
+      maxWaitMs: this.#options.connection?.maxWaitMs ?? 0,
+      signal: this.#stop.signal,
+      stopGraceMs: this.#options.stopGraceMs ?? DEFAULT_HTTP_STOP_GRACE_MS,
+      onSession: (session) => {
+        transport.session = session;
+        session.closeStream = (related) => transport.closeStream(related);
+        this.#options.onSession?.(session);
+      },
+    }).catch((error) => {
+      this.#logger.log("error", "a session failed:", error);
+    }).finally(() => {
+      this.#served.delete(served);
+      if (this.#sessions.get(id) === transport) this.#sessions.delete(id);
+    });
+    this.#served.add(served);
+    return transport;
+  }
+
+  #end(transport: HttpSessionTransport): void {
+    if (this.#sessions.get(transport.id) === transport) {
+      this.#sessions.delete(transport.id);
+    }
+    transport.stop();
+  }
+
+  #sweep(): void {
+    const now = performance.now();
+    for (const transport of this.#sessions.values()) {
+      if (!transport.busy && now - transport.lastActive >= this.#idleMs) {
+        this.#logger.log(
+          "info",
+          `session ${transport.id} ended after ${this.#idleMs} ms unused`,
+        );
+        this.#end(transport);
+      }
+    }
+  }
+}
+
+/** A session id: 128 random bits as hex (visible ASCII, as specified). */
+function newSessionId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  let id = "";
+  for (const byte of bytes) id += byte.toString(16).padStart(2, "0");
+  return id;
+}
