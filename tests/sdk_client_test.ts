@@ -57,7 +57,15 @@ for (const launch of LAUNCHES) {
     } finally {
       await close();
     }
-    if (launch.wire === "stdio") assert.equal(stderr(), "");
+    if (launch.wire === "stdio") {
+      assert.equal(stderr(), "");
+    } else {
+      // Over HTTP the server says where it listens, and nothing else.
+      assert.match(
+        stderr(),
+        /^shipcode-mcp: serving MCP at http:\/\/127\.0\.0\.1:\d+\/mcp\n$/,
+      );
+    }
   });
 
   Deno.test(`sdk client [${t}] gets its own version when the server speaks it`, async () => {
