@@ -148,10 +148,21 @@ async function connectStdio(
   };
 }
 
-async function connectHttp(
-  client: Client,
-  spec: ServerSpec,
-): Promise<Connection> {
+/** A server process serving HTTP, and where. */
+export interface HttpProcess {
+  /** The URL it printed on stderr. */
+  url: string;
+  /** What it wrote to stderr so far. */
+  stderr(): string;
+  /** Stop it as a service is stopped (SIGTERM; SIGKILL after 10 s). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Start `spec` (which must carry `--http`; see {@linkcode httpCommand}) and
+ * wait for the URL it prints on stderr.
+ */
+export async function startHttpServer(spec: ServerSpec): Promise<HttpProcess> {
   const child = new Deno.Command(spec.command, {
     args: spec.args,
     cwd: spec.cwd,
@@ -184,7 +195,6 @@ async function connectHttp(
     await reading.catch(() => {});
   };
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let transport: StreamableHTTPClientTransport;
   try {
     const served = await Promise.race([
       url.promise,
@@ -200,25 +210,38 @@ async function connectHttp(
         );
       }),
     ]);
-    transport = new StreamableHTTPClientTransport(new URL(served));
-    await client.connect(transport);
+    return { url: served, stderr: () => stderr, stop };
   } catch (error) {
     await stop();
     throw error;
   } finally {
     clearTimeout(timer);
   }
+}
+
+async function connectHttp(
+  client: Client,
+  spec: ServerSpec,
+): Promise<Connection> {
+  const server = await startHttpServer(spec);
+  const transport = new StreamableHTTPClientTransport(new URL(server.url));
+  try {
+    await client.connect(transport);
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
   return {
     client,
     transport,
-    stderr: () => stderr,
+    stderr: server.stderr,
     negotiated: () => transport.protocolVersion,
     async close() {
       // DELETE ends the session on the server, as a well-behaved client
       // does; then the server is stopped like a service (SIGTERM).
       await transport.terminateSession().catch(() => {});
       await client.close();
-      await stop();
+      await server.stop();
     },
   };
 }
