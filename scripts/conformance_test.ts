@@ -68,10 +68,10 @@ Deno.test("conformance: each scenario's checks are read from the directory the s
     warnings: 1,
   });
   const table = renderRun("2025-11-25", run);
-  assert.match(table, /^  ping +2 passed +0 failed +0 skipped$/m);
+  assert.match(table, /^ {2}ping +2 passed +0 failed +0 skipped$/m);
   assert.match(
     table,
-    /^  total +3 passed +1 failed +1 skipped {2}1 warning\(s\) {2}\(3 scenarios\)$/m,
+    /^ {2}total +3 passed +1 failed +1 skipped {2}1 warning\(s\) {2}\(3 scenarios\)$/m,
   );
 });
 
