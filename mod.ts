@@ -240,7 +240,13 @@ export {
 export type { SchemaCheck, SchemaFailure } from "./mcp/json_schema.ts";
 export type * from "./mcp/resource.ts";
 export { resourceNotFound, uriParam } from "./mcp/resource.ts";
-export { canSubscribe, SharedWatches, watchResources } from "./mcp/watch.ts";
+export {
+  canSubscribe,
+  type ChangeListener,
+  SharedWatches,
+  type Watchable,
+  watchResources,
+} from "./mcp/watch.ts";
 export {
   completionHandlers,
   handlers,

@@ -29,10 +29,11 @@ export function canSubscribe(server: McpServer): boolean {
     server.resources?.watch !== undefined;
 }
 
-type ChangeListener = (changes: ResourceChanges) => void;
+/** Receives a watched provider's changes. */
+export type ChangeListener = (changes: ResourceChanges) => void;
 
 /** Something that can be watched: a resource provider with `watch`. */
-type Watchable = { watch?(listener: ChangeListener): ResourceWatch };
+export type Watchable = { watch?(listener: ChangeListener): ResourceWatch };
 
 /**
  * One watch per resource provider, shared by every session watching it (a
