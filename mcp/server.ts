@@ -319,6 +319,11 @@ class RequestContext implements HandlerContext {
     return this.session.listRoots(this.#options(options));
   }
 
+  closeStream(): boolean {
+    const id = this.requestId;
+    return id !== undefined && (this.session.closeStream?.(id) ?? false);
+  }
+
   // A request to the client made while handling this one: cancelled with
   // it, and it tells the connection that this request waits on the client.
   #options(

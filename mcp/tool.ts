@@ -118,6 +118,13 @@ export interface ToolContext {
   ): Promise<ElicitResult>;
   /** The client's roots; see {@linkcode Session.listRoots}. */
   listRoots(options?: ClientRequestOptions): Promise<Root[]>;
+  /**
+   * End the stream that will carry this request's answer now, telling the
+   * client to reconnect for it (Streamable HTTP's polling, 2025-11-25):
+   * what follows is kept until it does. Returns false where there is no
+   * such stream (stdio, or an answer sent as JSON).
+   */
+  closeStream?(): boolean;
 }
 
 /**

@@ -402,15 +402,19 @@ class StreamableHttpServer implements HttpServer {
       this.#bodyTimeoutMs,
     );
     switch (body) {
+      // The rest of the body is not read: the connection closes after
+      // the answer, so that the client cannot keep it busy.
       case "too large":
         return errorResponse(
           413,
           `Content Too Large: the body is over the limit of ${this.#maxBodyBytes} bytes; send smaller messages (or start the server with a larger limit).`,
+          { connection: "close" },
         );
       case "too slow":
         return errorResponse(
           408,
           `Request Timeout: the body did not arrive within ${this.#bodyTimeoutMs} ms; send it at once.`,
+          { connection: "close" },
         );
       case "failed":
         return errorResponse(

@@ -200,7 +200,8 @@ export class HttpSessionTransport implements Transport {
       ? undefined
       : this.#streams.get(resumeAt.stream);
     if (stream !== undefined && resumeAt !== undefined) {
-      if (stream === this.#standalone && stream.attached) return undefined;
+      // A client that resumes lost its old connection (perhaps before we
+      // noticed): the new one takes its place.
       const body = stream.attach({ after: resumeAt.seq });
       if (stream.ended && stream !== this.#standalone) this.#forget(stream.id);
       return new Response(body, {
