@@ -432,9 +432,13 @@ function registerTools(server: McpServer, resources: FixtureResources): void {
   tools.register(defineTool({
     name: "test_reconnection",
     description:
-      "Answers after 100 ms; a streaming transport may close the stream meanwhile, so that the client reconnects.",
+      "Closes the stream its answer would travel on, then answers after 100 ms: the client must reconnect to get it.",
     inputSchema: NO_ARGUMENTS,
     async run(_args, ctx) {
+      // Over Streamable HTTP this ends the stream the answer would travel
+      // on (the client reconnects with Last-Event-ID to get it); over
+      // stdio there is no such stream, and it does nothing.
+      ctx.closeStream?.();
       await sleep(100, ctx.signal);
       return {
         content: [
