@@ -793,18 +793,18 @@ export function httpAddress(
   const at = args.indexOf("--http");
   if (at < 0) return undefined;
   const value = args[at + 1] ?? "";
-  const colon = value.lastIndexOf(":");
-  const hostname = colon < 0 ? "127.0.0.1" : value.slice(0, colon);
-  const port = Number(colon < 0 ? value : value.slice(colon + 1));
-  if (
-    hostname === "" || value === "" || !Number.isInteger(port) || port < 0 ||
-    port > 65535
-  ) {
+  const match = /^(?:(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):)?([0-9]{1,5})$/
+    .exec(value);
+  if (match === null || Number(match[2]) > 65535) {
     throw new Error(
-      `--http takes [HOST:]PORT, such as 127.0.0.1:3001 or 0 (a free port), not "${value}"`,
+      `--http takes [HOST:]PORT with PORT from 0 to 65535 (0: a free port), such as 127.0.0.1:3001, not "${value}"`,
     );
   }
-  return { hostname, port };
+  const host = match[1] ?? "127.0.0.1";
+  return {
+    hostname: host.startsWith("[") ? host.slice(1, -1) : host,
+    port: Number(match[2]),
+  };
 }
 
 if (import.meta.main) {
