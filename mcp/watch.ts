@@ -29,7 +29,7 @@ export function canSubscribe(server: McpServer): boolean {
     server.resources?.watch !== undefined;
 }
 
-/** Receives a watched provider's changes. */
+/** Told of a batch of resource changes. */
 export type ChangeListener = (changes: ResourceChanges) => void;
 
 /** Something that can be watched: a resource provider with `watch`. */

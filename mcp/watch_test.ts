@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import type { ResourceChanges, ResourceProvider } from "./resource.ts";
 import { McpServer } from "./server.ts";
 import { Session } from "./session.ts";
-import { watchResources } from "./watch.ts";
+import { SharedWatches, watchResources } from "./watch.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -110,4 +110,49 @@ Deno.test("watchResources: a session's own resources are watched; the server's s
     before.close();
     after.close();
   }
+});
+
+Deno.test("watchResources with SharedWatches: many sessions, one watch of the provider, stopped with the last", () => {
+  const provider = fakeProvider();
+  let watches = 0;
+  const watch = provider.watch!.bind(provider);
+  provider.watch = (listener) => {
+    watches++;
+    return watch(listener);
+  };
+  const server = new McpServer({
+    info: { name: "example-mcp", version: "1.0.0" },
+    handlers: {},
+    capabilities: { resources: { subscribe: true, listChanged: true } },
+    resources: provider,
+  });
+  const shared = new SharedWatches();
+  const sent: string[][] = [[], [], []];
+  const sessions = sent.map((lines) => {
+    const session = new Session((line) => lines.push(line));
+    session.state = "ready";
+    session.subscriptions.add("file:///r/a.txt");
+    return session;
+  });
+  const handles = sessions.map((session) =>
+    watchResources(server, session, shared)!
+  );
+  assert.equal(watches, 1);
+  assert.equal(shared.size, 1);
+  provider.emit({ updated: ["file:///r/a.txt"], listChanged: false });
+  for (const lines of sent) {
+    assert.deepEqual(lines, [
+      '{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"file:///r/a.txt"}}',
+    ]);
+  }
+  handles[0].close();
+  handles[0].close();
+  provider.emit({ updated: ["file:///r/a.txt"], listChanged: false });
+  assert.equal(sent[0].length, 1, "a closed session hears nothing more");
+  assert.equal(sent[1].length, 2);
+  assert.equal(provider.closed, false);
+  handles[1].close();
+  handles[2].close();
+  assert.equal(provider.closed, true, "the last one stops the watch");
+  assert.equal(shared.size, 0);
 });

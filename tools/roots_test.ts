@@ -180,6 +180,12 @@ Deno.test("ClientRoots: each session is served its client's roots; others the fa
     assert.ok(
       logger.lines.some((l) => l.includes("no root that can be served")),
     );
+    // The session ends: it is forgotten (served the fallback again).
+    given.set(mine, [{ uri: url(d.a) }]);
+    roots.refresh({ session: mine });
+    assert.equal(text(await list.run({}, ctxOf(mine))), "a.txt (1 bytes)");
+    mine.close();
+    assert.equal(roots.lastServed(mine), fallback);
   } finally {
     await Deno.remove(d.base, { recursive: true });
   }
