@@ -10,7 +10,8 @@
  * Reported per server: throughput (calls per second), p50 and p99 call
  * latency, and peak RSS (`VmHWM`), medians over the runs. Targets, against
  * every SDK server that ran: ours ≥ 3 × its throughput, and ours' p99 under
- * its p99.
+ * its p99. The same load of `ping`s follows on the same server, reported
+ * without a target: what the transport and dispatch cost without a tool.
  *
  * Traffic goes to 127.0.0.1 only; every run is bounded by `timeoutMs`.
  *
@@ -153,7 +154,10 @@ const HTTP_SERVERS: readonly HttpServer[] = [
 const SDK_NAMES = ["sdk-node", "sdk-deno"];
 
 interface Measured extends LoadResult {
+  /** Peak RSS after the `tools/call` load. */
   rss: number | undefined;
+  /** The same load of `ping`s, sent next to the same server. */
+  pings: LoadResult;
 }
 
 /** Start `spec`, wait for the URL it prints, run the load, stop it. */
@@ -204,7 +208,16 @@ async function runOnce(
           : `not the file's text: ${JSON.stringify(result.content)}`,
       timeoutMs: options.timeoutMs,
     });
-    return { ...result, rss: await peakRss(child.pid) };
+    const rss = await peakRss(child.pid);
+    // The transport and dispatch alone, for reference: no tool runs.
+    const pings = await runLoad({
+      url: served,
+      sessions: options.sessions,
+      callsPerSession: options.calls,
+      check: () => undefined,
+      timeoutMs: options.timeoutMs,
+    });
+    return { ...result, rss, pings };
   } finally {
     clearTimeout(deadline);
     try {
@@ -315,6 +328,21 @@ export function render(
       }`,
     );
     if (row.failure !== undefined) failed = true;
+  }
+  lines.push(
+    "",
+    `  the same load of pings, for reference (no tool runs; no target)`,
+  );
+  for (const row of rows) {
+    const throughput = medianOf(row.runs, (run) => run.pings.throughput);
+    lines.push(
+      `  ${row.name.padEnd(10)}${String(row.runs.length).padStart(8)}${
+        (throughput === undefined ? "-" : Math.round(throughput).toString())
+          .padStart(10)
+      }${ms(medianOf(row.runs, (run) => run.pings.p50)).padStart(11)}${
+        ms(medianOf(row.runs, (run) => run.pings.p99)).padStart(11)
+      }`,
+    );
   }
   const ours = rows.find((row) => row.name === "ours");
   const verdicts: string[] = [];

@@ -17,10 +17,13 @@ export interface LoadPlan {
   url: string;
   /** Sessions open at once. */
   sessions: number;
-  /** `tools/call`s each session sends, one after another. */
+  /** Requests each session sends, one after another. */
   callsPerSession: number;
-  /** The tool and its arguments. */
-  tool: { name: string; arguments: Record<string, unknown> };
+  /**
+   * The tool each request calls, with its arguments; undefined: every
+   * request is a `ping` (the transport and dispatch alone).
+   */
+  tool?: { name: string; arguments: Record<string, unknown> };
   /** Judge one call's result: a reason when it is wrong, else undefined. */
   check(result: Record<string, unknown>): string | undefined;
   /** The whole run fails after this many milliseconds. */
@@ -314,8 +317,8 @@ class Session {
 }
 
 /**
- * Run `plan` against its URL: open every session (not timed), then send
- * every session's calls at once and time them. Throws, saying why, on the
+ * Run `plan` against its URL: open every session and send one request on
+ * each (not timed), then send every session's calls at once and time them. Throws, saying why, on the
  * first failed call or when `timeoutMs` passes.
  */
 export async function runLoad(plan: LoadPlan): Promise<LoadResult> {
@@ -332,6 +335,14 @@ export async function runLoad(plan: LoadPlan): Promise<LoadResult> {
     () => new Session(plan.url, controller.signal),
   );
   try {
+    const latencies = new Float64Array(plan.sessions * plan.callsPerSession);
+    let filled = 0;
+    const method = plan.tool === undefined ? "ping" : "tools/call";
+    const params = plan.tool === undefined
+      ? {}
+      : { name: plan.tool.name, arguments: plan.tool.arguments };
+    // Not timed: the handshake, and one request per session, so that code
+    // loaded or compiled on first use is not counted.
     await Promise.all(sessions.map(async (session) => {
       await session.request("initialize", {
         protocolVersion: PROTOCOL_VERSION,
@@ -339,21 +350,19 @@ export async function runLoad(plan: LoadPlan): Promise<LoadResult> {
         clientInfo: { name: "shipcode-bench", version: "1.0.0" },
       });
       await session.notify("notifications/initialized");
+      await session.request(method, params);
     }));
-    const latencies = new Float64Array(plan.sessions * plan.callsPerSession);
-    let filled = 0;
-    const params = { name: plan.tool.name, arguments: plan.tool.arguments };
     const start = performance.now();
     await Promise.all(sessions.map(async (session) => {
       for (let i = 0; i < plan.callsPerSession; i++) {
         const sent = performance.now();
-        const result = await session.request("tools/call", params);
+        const result = await session.request(method, params);
         latencies[filled++] = performance.now() - sent;
         const wrong = result.isError === true
           ? `the tool failed: ${JSON.stringify(result.content)}`
           : plan.check(result);
         if (wrong !== undefined) {
-          throw new Error(`tools/call ${plan.tool.name}: ${wrong}`);
+          throw new Error(`${method} ${plan.tool?.name ?? ""}: ${wrong}`);
         }
       }
     }));
