@@ -2,6 +2,7 @@ import { strict as assert } from "node:assert";
 import {
   DENO_RUN_FLAGS,
   PERMISSION_FLAGS,
+  permissionFlags,
   stableDenoCommand,
   V8_FLAGS_ARG,
   V8_REGEX_FLAGS,
@@ -112,7 +113,11 @@ Deno.test("DENO_RUN_FLAGS: every deno run command line in the README grants the 
   const runs = [...readme.matchAll(/deno run (--[^`\n]*)/g)].map((m) => m[1]);
   assert.ok(runs.length >= 3, `only ${runs.length} deno run lines found`);
   for (const run of runs) {
-    assert.ok(run.startsWith(`${PERMISSION_FLAGS.join(" ")} `), run);
+    // With --http, the network at that address (and the token's variable).
+    const http = /--http (\S+)/.exec(run)?.[1] ?? "";
+    const authTokenEnv = /--auth-token-env (\S+)/.exec(run)?.[1] ?? "";
+    const flags = permissionFlags({ http, authTokenEnv }).join(" ");
+    assert.ok(run.startsWith(`${flags} `), run);
   }
   const v8 = [...readme.matchAll(/--v8-flags=[^\s`]*/g)].map((m) => m[0]);
   assert.ok(v8.length >= 2, `only ${v8.length} --v8-flags found`);
@@ -124,4 +129,23 @@ Deno.test("DENO_RUN_FLAGS: every deno run command line in the README grants the 
       arg,
     );
   }
+});
+
+Deno.test("permissionFlags: stdio reads only; --http adds the network at its address, a token its variable", () => {
+  assert.deepEqual(permissionFlags({ http: "", authTokenEnv: "X" }), [
+    ...PERMISSION_FLAGS,
+  ]);
+  assert.deepEqual(
+    permissionFlags({ http: "[::1]:9000", authTokenEnv: "" }),
+    ["--allow-read", "--allow-net=[::1]:9000", "--no-prompt"],
+  );
+  assert.deepEqual(
+    permissionFlags({ http: "0.0.0.0:80", authTokenEnv: "TOKEN" }),
+    [
+      "--allow-read",
+      "--allow-net=0.0.0.0:80",
+      "--allow-env=TOKEN",
+      "--no-prompt",
+    ],
+  );
 });

@@ -22,7 +22,6 @@ import {
   encodeError,
   ErrorCode,
   idKey,
-  isObject,
 } from "../jsonrpc.ts";
 import type { Logger } from "../log.ts";
 import { allowsBatches } from "../protocol_versions.ts";
@@ -151,6 +150,19 @@ export interface HttpServer {
  */
 export function serveHttp(server: McpServer, options: HttpOptions): HttpServer {
   return new StreamableHttpServer(server, options);
+}
+
+/** The answer to a body that is not JSON. */
+function parseError(): Response {
+  return errorResponse(
+    400,
+    describeError(
+      ErrorCode.ParseError,
+      "the body is not valid JSON; send one JSON-RPC message (or, where the protocol version allows, an array of them).",
+    ),
+    {},
+    ErrorCode.ParseError,
+  );
 }
 
 /** A JSON-RPC error body with id null, as HTTP-level errors are answered. */
@@ -432,26 +444,57 @@ class StreamableHttpServer implements HttpServer {
           ErrorCode.ParseError,
         );
     }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      return errorResponse(
-        400,
-        describeError(
-          ErrorCode.ParseError,
-          "the body is not valid JSON; send one JSON-RPC message (or, where the protocol version allows, an array of them).",
-        ),
-        {},
-        ErrorCode.ParseError,
-      );
+    // One message is decoded once here (and once more by the connection);
+    // a batch is split into its members first.
+    const batch = body.trimStart().startsWith("[");
+    let texts = [body];
+    if (batch) {
+      let items: unknown;
+      try {
+        items = JSON.parse(body);
+      } catch {
+        return parseError();
+      }
+      texts = (items as unknown[]).map((item) => JSON.stringify(item));
     }
-    const batch = Array.isArray(parsed);
-    const items = batch ? parsed as unknown[] : [parsed];
+    const messages = texts.map(decode);
+    const keys: string[] = [];
+    for (const message of messages) {
+      const id = message.kind === "request" || message.kind === "invalid"
+        ? message.id
+        : null;
+      if (message.kind === "invalid" && id === null) {
+        if (message.error.code === ErrorCode.ParseError) return parseError();
+        return errorResponse(
+          400,
+          message.error.message,
+          transport?.headers,
+          message.error.code,
+        );
+      }
+      if (id === null) continue;
+      const key = idKey(id);
+      if (transport?.has(key) || keys.includes(key)) {
+        return errorResponse(
+          400,
+          describeError(
+            ErrorCode.InvalidRequest,
+            `request id ${key} is already in use by a request not answered yet in this session; give each request its own id.`,
+          ),
+          transport?.headers,
+          ErrorCode.InvalidRequest,
+        );
+      }
+      keys.push(key);
+    }
     if (transport === undefined) {
-      const initialize = !batch && isObject(parsed) &&
-        parsed.method === "initialize" && parsed.id !== undefined;
-      if (!initialize) {
+      const first = messages[0];
+      if (!batch && first.kind === "invalid") {
+        return errorResponse(400, first.error.message, {}, first.error.code);
+      }
+      if (
+        batch || first.kind !== "request" || first.method !== "initialize"
+      ) {
         return errorResponse(
           400,
           "Bad Request: the Mcp-Session-Id header is missing; initialize a session first (POST an initialize request alone, without the header) and send its id with every later request.",
@@ -473,7 +516,7 @@ class StreamableHttpServer implements HttpServer {
           ErrorCode.InvalidRequest,
         );
       }
-      if (items.length === 0) {
+      if (texts.length === 0) {
         return errorResponse(
           400,
           describeError(
@@ -484,36 +527,6 @@ class StreamableHttpServer implements HttpServer {
           ErrorCode.InvalidRequest,
         );
       }
-    }
-    const texts = batch ? items.map((item) => JSON.stringify(item)) : [body];
-    const keys: string[] = [];
-    for (const text of texts) {
-      const message = decode(text);
-      const id = message.kind === "request" || message.kind === "invalid"
-        ? message.id
-        : null;
-      if (message.kind === "invalid" && id === null) {
-        return errorResponse(
-          400,
-          message.error.message,
-          transport.headers,
-          message.error.code,
-        );
-      }
-      if (id === null) continue;
-      const key = idKey(id);
-      if (transport.has(key) || keys.includes(key)) {
-        return errorResponse(
-          400,
-          describeError(
-            ErrorCode.InvalidRequest,
-            `request id ${key} is already in use by a request not answered yet in this session; give each request its own id.`,
-          ),
-          transport.headers,
-          ErrorCode.InvalidRequest,
-        );
-      }
-      keys.push(key);
     }
     const mode: ReplyMode = json && sse ? "auto" : json ? "json" : "sse";
     const initializing = sessionId === null;

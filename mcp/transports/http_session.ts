@@ -8,7 +8,7 @@
  * @module
  */
 
-import { idKey, type RequestId } from "../jsonrpc.ts";
+import { encodeError, idKey, type RequestId } from "../jsonrpc.ts";
 import type { Session } from "../session.ts";
 import type { InputEnd, Receiver, Transport } from "../transport.ts";
 import { SseStream } from "./sse.ts";
@@ -233,8 +233,10 @@ export class HttpSessionTransport implements Transport {
         this.#requests.delete(key);
         exchange.pending.delete(key);
         this.#deliver(exchange, text, true);
-        return;
       }
+      // An answer never goes on the standalone stream (the specification
+      // forbids it): with its POST gone, there is nowhere left for it.
+      return;
     } else if (related !== undefined) {
       const exchange = this.#requests.get(idKey(related));
       if (exchange !== undefined && exchange.mode !== "json") {
@@ -341,8 +343,22 @@ export class HttpSessionTransport implements Transport {
     exchange.replied = true;
     const answers = exchange.answers;
     if (answers.length === 0) {
+      // Cancelled by the client: nothing is due. Cut off by the end of
+      // the session: say so.
       exchange.reply.resolve(
-        new Response(null, { status: 202, headers: this.headers }),
+        this.#closed
+          ? new Response(
+            encodeError(
+              null,
+              -32000,
+              "Service Unavailable: the session ended before this request was answered; initialize a new session and send it again.",
+            ),
+            {
+              status: 503,
+              headers: { "content-type": "application/json", ...this.headers },
+            },
+          )
+          : new Response(null, { status: 202, headers: this.headers }),
       );
       return;
     }

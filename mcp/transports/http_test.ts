@@ -332,7 +332,7 @@ Deno.test("http: MCP-Protocol-Version is checked; a missing one is accepted", as
 });
 
 Deno.test("http: wrong method 405, content type 415, Accept 406, bad JSON 400 -32700, other paths 404", async () => {
-  await withServer({}, async ({ url, calls }) => {
+  await withServer({}, async ({ url, calls, http }) => {
     const put = await fetch(url, { method: "PUT", body: "{}" });
     assert.equal(put.headers.get("allow"), "GET, POST, DELETE");
     await assertError(put, 405, -32000, /use POST/);
@@ -360,6 +360,22 @@ Deno.test("http: wrong method 405, content type 415, Accept 406, bad JSON 400 -3
       -32700,
       /^Parse error: the body is not valid JSON/,
     );
+    // Not a message at all, or an invalid one: refused before any session
+    // is made for it.
+    await assertError(await post(url, "42"), 400, -32600, /Invalid Request/);
+    await assertError(
+      await post(url, { jsonrpc: "1.0", id: 1, method: "initialize" }),
+      400,
+      -32600,
+      /Invalid Request/,
+    );
+    await assertError(
+      await post(url, [{ jsonrpc: "2.0", id: 1, method: "initialize" }]),
+      400,
+      -32000,
+      /Mcp-Session-Id header is missing/,
+    );
+    assert.equal(http.sessions, 0);
     const id = await initialize(url);
     await assertError(
       await post(url, '{"jsonrpc":"2.0","id":1,', { "mcp-session-id": id }),
@@ -865,6 +881,10 @@ Deno.test("http: shutdown finishes a request in flight, then stops serving", asy
       { "mcp-session-id": id, accept: "application/json" },
     );
     await eventually(() => seen.includes("work"), "the request started");
+    const standalone = await fetch(url, {
+      headers: { "mcp-session-id": id, accept: "text/event-stream" },
+    });
+    assert.equal(standalone.status, 200);
     const stopping = http.shutdown();
     setTimeout(() => gate.resolve(), 50);
     const answered = await slow;
@@ -876,6 +896,8 @@ Deno.test("http: shutdown finishes a request in flight, then stops serving", asy
     });
     await stopping;
     await http.finished;
+    const { ended } = await readEvents(standalone.body!);
+    assert.ok(ended, "the standalone stream ended");
     assert.equal(http.sessions, 0);
     await assert.rejects(() =>
       post(url, { jsonrpc: "2.0", id: 1, method: "ping" })
@@ -883,4 +905,52 @@ Deno.test("http: shutdown finishes a request in flight, then stops serving", asy
     calls.push("done");
   });
   assert.deepEqual(calls, ["done"]);
+});
+
+Deno.test("http: a request still running when the shutdown grace ends is answered 503", async () => {
+  await withServer(
+    { stopGraceMs: 100 },
+    async ({ url, http, gates, calls }) => {
+      const id = await initialize(url);
+      gates.set("never", new Promise(() => {}));
+      const stuck = post(
+        url,
+        { jsonrpc: "2.0", id: 1, method: "work", params: { gate: "never" } },
+        { "mcp-session-id": id, accept: "application/json" },
+      );
+      await eventually(() => calls.includes("work"), "the request started");
+      await http.shutdown();
+      await assertError(
+        await stuck,
+        503,
+        -32000,
+        /session ended before this request was answered/,
+      );
+    },
+  );
+});
+
+Deno.test("http: a request the client cancels ends its stream without an answer", async () => {
+  // (Its handler ignores the cancellation: shutdown gives it 100 ms.)
+  await withServer({ stopGraceMs: 100 }, async ({ url, gates, calls }) => {
+    const id = await initialize(url);
+    gates.set("never", new Promise(() => {}));
+    const response = await post(
+      url,
+      { jsonrpc: "2.0", id: 6, method: "work", params: { gate: "never" } },
+      { "mcp-session-id": id, accept: "text/event-stream" },
+    );
+    await eventually(() => calls.includes("work"), "the request started");
+    const cancel = await post(url, {
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 6, reason: "no longer needed" },
+    }, { "mcp-session-id": id });
+    assert.equal(cancel.status, 202);
+    await cancel.body?.cancel();
+    const { events, ended } = await readEvents(response.body!);
+    assert.ok(ended);
+    assert.deepEqual(events, []);
+    await assertHealthy(url);
+  });
 });

@@ -1,0 +1,72 @@
+import { strict as assert } from "node:assert";
+import { encodeEvent, parseEventId, SseStream } from "./sse.ts";
+
+async function text(body: ReadableStream<Uint8Array>): Promise<string> {
+  return await new Response(body).text();
+}
+
+Deno.test("encodeEvent: id, retry and data lines; line breaks split into data lines", () => {
+  assert.equal(
+    encodeEvent("1_2", "{}"),
+    "id: 1_2\nevent: message\ndata: {}\n\n",
+  );
+  assert.equal(encodeEvent("1_1", "", 500), "id: 1_1\nretry: 500\ndata: \n\n");
+  assert.equal(
+    encodeEvent(undefined, "a\nb\r\nc"),
+    "event: message\ndata: a\ndata: b\ndata: c\n\n",
+  );
+});
+
+Deno.test("parseEventId: our ids only", () => {
+  assert.deepEqual(parseEventId("12_34"), { stream: "12", seq: 34 });
+  assert.deepEqual(parseEventId("a_b_7"), { stream: "a_b", seq: 7 });
+  for (const bad of ["", "_1", "12", "12_", "12_x", "1_1234567890123456"]) {
+    assert.equal(parseEventId(bad), undefined, bad);
+  }
+});
+
+Deno.test("SseStream: events written while detached are replayed after the id given, within the bound", async () => {
+  const stream = new SseStream("s", { maxEvents: 3 });
+  const first = stream.attach();
+  stream.write("a");
+  stream.detach();
+  assert.equal(await text(first), encodeEvent("s_1", "a"));
+  for (const data of ["b", "c", "d", "e"]) stream.write(data);
+  assert.equal(stream.delivered, false);
+  // Only the last three are kept: s_3, s_4, s_5.
+  const resumed = stream.attach({ after: 1 });
+  stream.end();
+  assert.equal(
+    await text(resumed),
+    ["c", "d", "e"].map((d, i) => encodeEvent(`s_${i + 3}`, d)).join(""),
+  );
+});
+
+Deno.test("SseStream: a fresh attach with undelivered sends what no client got, then primes", async () => {
+  const stream = new SseStream("0");
+  stream.write("x");
+  const body = stream.attach({ undelivered: true, prime: true, retryMs: 10 });
+  stream.end();
+  assert.equal(
+    await text(body),
+    encodeEvent("0_1", "x") + encodeEvent("0_2", "", 10),
+  );
+});
+
+Deno.test("SseStream: disconnect closes the client's response with a retry, and the stream goes on", async () => {
+  const stream = new SseStream("p");
+  let detached = 0;
+  stream.onDetach = () => detached++;
+  const body = stream.attach({ prime: true });
+  stream.disconnect(250);
+  assert.equal(
+    await text(body),
+    encodeEvent("p_1", "") + encodeEvent("p_2", "", 250),
+  );
+  assert.equal(detached, 1);
+  assert.equal(stream.ended, false);
+  stream.write("late");
+  const again = stream.attach({ after: 2 });
+  stream.end();
+  assert.equal(await text(again), encodeEvent("p_3", "late"));
+});
