@@ -13,7 +13,7 @@
  *
  * ```sh
  * deno run --allow-read --no-prompt examples/conformance_server.ts
- * deno run --allow-read --no-prompt --allow-net=127.0.0.1 examples/conformance_server.ts --http 127.0.0.1:3001
+ * deno run --allow-read --allow-net=127.0.0.1:3001 --no-prompt examples/conformance_server.ts --http 127.0.0.1:3001
  * ```
  *
  * Fixtures beyond the 2025-06-18 and 2025-11-25 scenarios:
