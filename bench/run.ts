@@ -10,7 +10,11 @@
  *   returns (target ≤ 1.3);
  * - `memory`: peak RSS of ours (source and bundle) under floods (a slow
  *   reader, queued searches, distinct missing paths, paging a big
- *   directory); target ≤ 300 MiB each.
+ *   directory); target ≤ 300 MiB each;
+ * - `http`: ours over Streamable HTTP against the SDK's
+ *   `StreamableHTTPServerTransport`, many sessions calling a tool at once:
+ *   throughput, p50 and p99 latency, peak RSS (`http.ts`); targets ≥ 3×
+ *   the SDK's throughput and a p99 under the SDK's.
  *
  * Every row says how many samples it holds. The bench exits 1 when a target
  * fails or any run fails (a run that fails is not retried; its row says why).
@@ -30,6 +34,7 @@ import { prepare, type PreparedBatch, runOnce } from "./drive.ts";
 import { Fixtures } from "./fixtures.ts";
 import { runFlood } from "./flood.ts";
 import { defaultFloods, type Flood } from "./floods.ts";
+import { runHttpSection } from "./http.ts";
 import { formatBytes, shuffled } from "./measure.ts";
 import type { CommandSpec } from "./process.ts";
 import {
@@ -46,7 +51,7 @@ import { SERVERS } from "./servers.ts";
 import { type Batch, defaultWorkloads, type Workload } from "./workloads.ts";
 
 /** The parts of the report `--sections` chooses from. */
-export const SECTIONS = ["timing", "wire", "memory"] as const;
+export const SECTIONS = ["timing", "wire", "memory", "http"] as const;
 
 /** The servers whose memory the floods measure (with any `--add`ed). */
 const FLOOD_SERVERS = ["ours", "bundle"];
@@ -201,6 +206,10 @@ async function main(args: string[]): Promise<number> {
       "rss-limit": { type: "string" },
       "rss-kill": { type: "string" },
       add: { type: "string", multiple: true },
+      "http-sessions": { type: "string" },
+      "http-calls": { type: "string" },
+      "http-runs": { type: "string" },
+      "http-timeout": { type: "string" },
     },
   });
   const sections = list(values.sections) ?? [...SECTIONS];
@@ -249,10 +258,11 @@ async function main(args: string[]): Promise<number> {
   const rssLimit = positive(values["rss-limit"], 300, "rss-limit") * 2 ** 20;
   const onlyServers = list(values.servers);
 
+  const stdioSections = sections.some((section) => section !== "http");
   const ready: { name: string; spec: CommandSpec }[] = [];
   const added: string[] = [];
   const legend: string[] = [];
-  for (const server of SERVERS) {
+  for (const server of stdioSections ? SERVERS : []) {
     if (onlyServers && !onlyServers.includes(server.name)) continue;
     const spec = await server.prepare();
     if (typeof spec === "string") {
@@ -274,9 +284,11 @@ async function main(args: string[]): Promise<number> {
     });
     added.push(name);
   }
-  console.log("servers");
-  console.log(legend.join("\n"));
-  console.log("");
+  if (stdioSections) {
+    console.log("servers");
+    console.log(legend.join("\n"));
+    console.log("");
+  }
 
   const results: Results = new Map();
   const selected = only(workloads, list(values.workloads), "workloads")
@@ -298,8 +310,18 @@ async function main(args: string[]): Promise<number> {
     await fixtures.remove();
   }
 
+  const http = sections.includes("http")
+    ? await runHttpSection({
+      sessions: positive(values["http-sessions"], 50, "http-sessions"),
+      calls: positive(values["http-calls"], 1_000, "http-calls"),
+      runs: positive(values["http-runs"], 3, "http-runs"),
+      timeoutMs: positive(values["http-timeout"], 120, "http-timeout") * 1000,
+      servers: onlyServers,
+    }, progress)
+    : undefined;
+
   const names = ready.map((server) => server.name);
-  console.log(renderTable(selected, names, results));
+  if (stdioSections) console.log(renderTable(selected, names, results));
   const verdicts = judge([
     ...timingTargets(),
     ...wireTargets(),
@@ -334,10 +356,12 @@ async function main(args: string[]): Promise<number> {
     console.log("\nfailed runs");
     for (const line of failed) console.log(`  ${line}`);
   }
+  if (http !== undefined) console.log(`\n${http.report}`);
   console.log(
     "\n(2 shared cores: numbers are noisy; compare ratios from one run.)",
   );
-  return exitCode([...verdicts, ...ratios], results);
+  const code = exitCode([...verdicts, ...ratios], results);
+  return code !== 0 ? code : http?.failed ? 1 : 0;
 }
 
 function progress(text: string): void {

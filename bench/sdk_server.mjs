@@ -23,11 +23,19 @@
  * (one_drain_listener.mjs): the same backpressure, without the SDK's
  * quadratic pile of `drain` listeners when the client reads slowly.
  *
+ * With `--http PORT` it serves Streamable HTTP at `http://127.0.0.1:PORT/mcp`
+ * instead (port 0: a free one; the URL is printed to stderr), the way the
+ * SDK's documentation builds a stateful server: `node:http`, one
+ * `StreamableHTTPServerTransport` and one `McpServer` per session, the
+ * session found by its `Mcp-Session-Id`, the transport's defaults (answers
+ * as SSE streams).
+ *
  * @module
  */
 
 import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import { extname, isAbsolute, join, relative, sep } from "node:path";
+import { Buffer } from "node:buffer";
 import process from "node:process";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { OneDrainListener } from "./one_drain_listener.mjs";
@@ -85,92 +93,158 @@ function inside(path) {
   return absolute;
 }
 
-const server = new McpServer({ name: "sdk-bench", version: "1.0.0" });
+/** A server with the bench's tools and resources registered. */
+function makeServer() {
+  const server = new McpServer({ name: "sdk-bench", version: "1.0.0" });
 
-server.registerTool(
-  "read_file",
-  {
-    title: "Read file",
-    description: "Read a text file by its path relative to the root.",
-    inputSchema: { path: z.string().min(1) },
-    annotations: { readOnlyHint: true },
-  },
-  async ({ path }) => {
-    try {
-      const text = await readFile(inside(path), "utf8");
-      return { content: [{ type: "text", text }] };
-    } catch (error) {
-      return {
-        content: [{ type: "text", text: `Cannot read ${path}: ${error}` }],
-        isError: true,
-      };
-    }
-  },
-);
-
-server.registerTool(
-  "search_text",
-  {
-    title: "Search text",
-    description:
-      "Lines of the root's text files that contain query, as path:line:text.",
-    inputSchema: { query: z.string().min(1) },
-    annotations: { readOnlyHint: true },
-  },
-  async ({ query }) => {
-    const matches = [];
-    search: for await (const path of walk(root)) {
-      const absolute = join(root, path);
-      if ((await stat(absolute)).size > MAX_FILE_BYTES) continue;
-      const bytes = await readFile(absolute);
-      if (bytes.subarray(0, 8192).includes(0)) continue;
-      const lines = bytes.toString("utf8").split("\n");
-      for (let i = 0; i < lines.length; i++) {
-        if (!lines[i].includes(query)) continue;
-        matches.push(`${path}:${i + 1}:${lines[i].replace(/\r$/, "")}`);
-        if (matches.length === MAX_MATCHES) break search;
-      }
-    }
-    return {
-      content: [{
-        type: "text",
-        text: matches.length > 0 ? matches.join("\n") : "No matches.",
-      }],
-    };
-  },
-);
-
-server.registerResource(
-  "workspace-file",
-  new ResourceTemplate(`${pathToFileURL(root).href}/{+path}`, {
-    list: async () => {
-      const resources = [];
-      for await (const path of walk(root)) {
-        const resource = {
-          uri: pathToFileURL(join(root, path)).href,
-          name: path,
-        };
-        const mimeType = MIME_TYPES[extname(path)];
-        if (mimeType !== undefined) resource.mimeType = mimeType;
-        resource.size = (await stat(join(root, path))).size;
-        resources.push(resource);
-      }
-      return { resources };
+  server.registerTool(
+    "read_file",
+    {
+      title: "Read file",
+      description: "Read a text file by its path relative to the root.",
+      inputSchema: { path: z.string().min(1) },
+      annotations: { readOnlyHint: true },
     },
-  }),
-  { title: "Workspace file", description: "Any file under the root." },
-  async (uri) => {
-    const absolute = inside(relative(root, fileURLToPath(uri)));
-    return {
-      contents: [{
-        uri: uri.href,
-        mimeType: MIME_TYPES[extname(absolute)] ?? "text/plain",
-        text: await readFile(absolute, "utf8"),
-      }],
-    };
-  },
-);
+    async ({ path }) => {
+      try {
+        const text = await readFile(inside(path), "utf8");
+        return { content: [{ type: "text", text }] };
+      } catch (error) {
+        return {
+          content: [{ type: "text", text: `Cannot read ${path}: ${error}` }],
+          isError: true,
+        };
+      }
+    },
+  );
 
-await server.connect(
-  new StdioServerTransport(process.stdin, new OneDrainListener(process.stdout)),
-);
+  server.registerTool(
+    "search_text",
+    {
+      title: "Search text",
+      description:
+        "Lines of the root's text files that contain query, as path:line:text.",
+      inputSchema: { query: z.string().min(1) },
+      annotations: { readOnlyHint: true },
+    },
+    async ({ query }) => {
+      const matches = [];
+      search: for await (const path of walk(root)) {
+        const absolute = join(root, path);
+        if ((await stat(absolute)).size > MAX_FILE_BYTES) continue;
+        const bytes = await readFile(absolute);
+        if (bytes.subarray(0, 8192).includes(0)) continue;
+        const lines = bytes.toString("utf8").split("\n");
+        for (let i = 0; i < lines.length; i++) {
+          if (!lines[i].includes(query)) continue;
+          matches.push(`${path}:${i + 1}:${lines[i].replace(/\r$/, "")}`);
+          if (matches.length === MAX_MATCHES) break search;
+        }
+      }
+      return {
+        content: [{
+          type: "text",
+          text: matches.length > 0 ? matches.join("\n") : "No matches.",
+        }],
+      };
+    },
+  );
+
+  server.registerResource(
+    "workspace-file",
+    new ResourceTemplate(`${pathToFileURL(root).href}/{+path}`, {
+      list: async () => {
+        const resources = [];
+        for await (const path of walk(root)) {
+          const resource = {
+            uri: pathToFileURL(join(root, path)).href,
+            name: path,
+          };
+          const mimeType = MIME_TYPES[extname(path)];
+          if (mimeType !== undefined) resource.mimeType = mimeType;
+          resource.size = (await stat(join(root, path))).size;
+          resources.push(resource);
+        }
+        return { resources };
+      },
+    }),
+    { title: "Workspace file", description: "Any file under the root." },
+    async (uri) => {
+      const absolute = inside(relative(root, fileURLToPath(uri)));
+      return {
+        contents: [{
+          uri: uri.href,
+          mimeType: MIME_TYPES[extname(absolute)] ?? "text/plain",
+          text: await readFile(absolute, "utf8"),
+        }],
+      };
+    },
+  );
+
+  return server;
+}
+
+/** The port `--http PORT` names, or undefined. */
+function httpPort(argv) {
+  const at = argv.indexOf("--http");
+  return at >= 0 ? Number(argv[at + 1] ?? "0") : undefined;
+}
+
+/** Serve Streamable HTTP on 127.0.0.1:`port`, one server per session. */
+async function serveHttp(port) {
+  const { createServer } = await import("node:http");
+  const { randomUUID } = await import("node:crypto");
+  const { StreamableHTTPServerTransport } = await import(
+    "@modelcontextprotocol/sdk/server/streamableHttp.js"
+  );
+  const { isInitializeRequest } = await import(
+    "@modelcontextprotocol/sdk/types.js"
+  );
+  const transports = new Map();
+  const http = createServer(async (req, res) => {
+    try {
+      const chunks = [];
+      for await (const chunk of req) chunks.push(chunk);
+      const text = Buffer.concat(chunks).toString("utf8");
+      const body = text === "" ? undefined : JSON.parse(text);
+      const id = req.headers["mcp-session-id"];
+      let transport = typeof id === "string" ? transports.get(id) : undefined;
+      if (transport === undefined) {
+        if (req.method !== "POST" || !isInitializeRequest(body)) {
+          res.writeHead(id === undefined ? 400 : 404).end();
+          return;
+        }
+        transport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => randomUUID(),
+          onsessioninitialized: (sessionId) => {
+            transports.set(sessionId, transport);
+          },
+        });
+        transport.onclose = () => transports.delete(transport.sessionId);
+        await makeServer().connect(transport);
+      }
+      await transport.handleRequest(req, res, body);
+    } catch (error) {
+      if (!res.headersSent) res.writeHead(500);
+      res.end(String(error));
+    }
+  });
+  http.keepAliveTimeout = 60_000;
+  await new Promise((resolve) => http.listen(port, "127.0.0.1", resolve));
+  process.stderr.write(`http://127.0.0.1:${http.address().port}/mcp\n`);
+  const stop = () => http.close(() => process.exit(0));
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}
+
+const port = httpPort(process.argv.slice(2));
+if (port === undefined) {
+  await makeServer().connect(
+    new StdioServerTransport(
+      process.stdin,
+      new OneDrainListener(process.stdout),
+    ),
+  );
+} else {
+  await serveHttp(port);
+}

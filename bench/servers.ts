@@ -25,7 +25,8 @@ export const SDK_VERSION = "1.32.2";
 /** Where the Node copy of the SDK is installed (git-ignored, kept between runs). */
 export const SDK_NODE_DIR = `${PROJECT_ROOT}.bench/sdk-node`;
 
-const SDK_SERVER = `${PROJECT_ROOT}bench/sdk_server.mjs`;
+/** The SDK server script (stdio, or Streamable HTTP with `--http PORT`). */
+export const SDK_SERVER = `${PROJECT_ROOT}bench/sdk_server.mjs`;
 
 /**
  * The import map Deno runs the SDK server with: the SDK and the zod it
@@ -33,7 +34,7 @@ const SDK_SERVER = `${PROJECT_ROOT}bench/sdk_server.mjs`;
  * neither reads nor writes the project's deno.json and deno.lock (zod is
  * not one of the project's own imports).
  */
-const SDK_DENO_IMPORTS = `${PROJECT_ROOT}bench/sdk_deno_imports.json`;
+export const SDK_DENO_IMPORTS = `${PROJECT_ROOT}bench/sdk_deno_imports.json`;
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -64,7 +65,7 @@ async function nodeVersion(): Promise<string | undefined> {
  * version is there already, and put the SDK server script beside it so that
  * Node resolves the package from that `node_modules`.
  */
-async function prepareSdkForNode(): Promise<string | undefined> {
+export async function prepareSdkForNode(): Promise<string | undefined> {
   const manifest =
     `${SDK_NODE_DIR}/node_modules/@modelcontextprotocol/sdk/package.json`;
   let installed: string | undefined;

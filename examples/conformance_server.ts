@@ -6,10 +6,14 @@
  * subscriptions and list changes.
  *
  * {@linkcode createConformanceServer} makes the server and knows no
- * transport; run as a program this module serves it on stdio:
+ * transport; run as a program this module serves it on stdio, or with
+ * `--http [HOST:]PORT` over Streamable HTTP at `/mcp` (port 0 picks a free
+ * one; the URL is printed to stderr), which is how the conformance suite
+ * tests it (`deno task conformance`):
  *
  * ```sh
  * deno run --allow-read --no-prompt examples/conformance_server.ts
+ * deno run --allow-read --allow-net=127.0.0.1:3001 --no-prompt examples/conformance_server.ts --http 127.0.0.1:3001
  * ```
  *
  * Fixtures beyond the 2025-06-18 and 2025-11-25 scenarios:
@@ -47,6 +51,7 @@ import {
   type ResourceTemplate,
   type ResourceWatch,
   RpcError,
+  serveHttp,
   serveStdio,
   type Session,
   textContent,
@@ -427,9 +432,13 @@ function registerTools(server: McpServer, resources: FixtureResources): void {
   tools.register(defineTool({
     name: "test_reconnection",
     description:
-      "Answers after 100 ms; a streaming transport may close the stream meanwhile, so that the client reconnects.",
+      "Closes the stream its answer would travel on, then answers after 100 ms: the client must reconnect to get it.",
     inputSchema: NO_ARGUMENTS,
     async run(_args, ctx) {
+      // Over Streamable HTTP this ends the stream the answer would travel
+      // on (the client reconnects with Last-Event-ID to get it); over
+      // stdio there is no such stream, and it does nothing.
+      ctx.closeStream?.();
       await sleep(100, ctx.signal);
       return {
         content: [
@@ -774,4 +783,39 @@ function registerPrompts(server: McpServer): void {
   }));
 }
 
-if (import.meta.main) await serveStdio(createConformanceServer());
+/**
+ * The address `--http [HOST:]PORT` names, or undefined without `--http`.
+ * The host defaults to 127.0.0.1; port 0 asks for a free port.
+ */
+export function httpAddress(
+  args: readonly string[],
+): { hostname: string; port: number } | undefined {
+  const at = args.indexOf("--http");
+  if (at < 0) return undefined;
+  const value = args[at + 1] ?? "";
+  const match = /^(?:(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):)?([0-9]{1,5})$/
+    .exec(value);
+  if (match === null || Number(match[2]) > 65535) {
+    throw new Error(
+      `--http takes [HOST:]PORT with PORT from 0 to 65535 (0: a free port), such as 127.0.0.1:3001, not "${value}"`,
+    );
+  }
+  const host = match[1] ?? "127.0.0.1";
+  return {
+    hostname: host.startsWith("[") ? host.slice(1, -1) : host,
+    port: Number(match[2]),
+  };
+}
+
+if (import.meta.main) {
+  const address = httpAddress(Deno.args);
+  if (address === undefined) {
+    await serveStdio(createConformanceServer());
+  } else {
+    const http = serveHttp(createConformanceServer(), address);
+    console.error(`conformance fixture server: ${http.url}`);
+    Deno.addSignalListener("SIGTERM", () => http.shutdown());
+    Deno.addSignalListener("SIGINT", () => http.shutdown());
+    await http.finished;
+  }
+}

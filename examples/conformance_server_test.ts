@@ -20,6 +20,7 @@ import {
 import { DENO_RUN_FLAGS } from "../cli/run_command.ts";
 import { PROJECT_ROOT } from "../tests/server_command.ts";
 import {
+  httpAddress,
   JSON_SCHEMA_2020_12_INPUT,
   RED_PIXEL_PNG,
   silentWav,
@@ -873,4 +874,28 @@ Deno.test("conformance fixtures: without the client's capability, sampling and e
   } finally {
     await c.client.close();
   }
+});
+
+Deno.test("conformance fixture: --http [HOST:]PORT names where it serves", () => {
+  assert.equal(httpAddress([]), undefined);
+  assert.deepEqual(httpAddress(["--http", "3001"]), {
+    hostname: "127.0.0.1",
+    port: 3001,
+  });
+  assert.deepEqual(httpAddress(["--http", "127.0.0.1:0"]), {
+    hostname: "127.0.0.1",
+    port: 0,
+  });
+  assert.deepEqual(httpAddress(["--http", "[::1]:8080"]), {
+    hostname: "::1",
+    port: 8080,
+  });
+  for (const bad of ["", "host:", "127.0.0.1:70000", "127.0.0.1:x"]) {
+    assert.throws(
+      () => httpAddress(["--http", bad]),
+      /--http takes \[HOST:\]PORT/,
+      bad,
+    );
+  }
+  assert.throws(() => httpAddress(["--http"]), /--http takes/);
 });

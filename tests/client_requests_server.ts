@@ -3,7 +3,9 @@
  * things: sampling, a form (elicitation), its roots; plus one that logs
  * and one that reports progress. The workspace server has no tool that
  * samples, so the end-to-end tests of these requests run against this
- * one. Run: `deno run --allow-read client_requests_server.ts`.
+ * one. Run: `deno run --allow-read client_requests_server.ts`, or with
+ * `--allow-net=127.0.0.1` and `--http [HOST:]PORT` over Streamable HTTP
+ * (the URL is printed to stderr).
  *
  * @module
  */
@@ -13,9 +15,11 @@ import {
   handlers,
   McpServer,
   RpcError,
+  serveHttp,
   serveStdio,
   textContent,
 } from "../mod.ts";
+import { parseAddress } from "../cli/flags.ts";
 import { loggingHandlers, modernHandlers } from "../handlers/mod.ts";
 
 /** The failure of a request to the client, as text a test can match. */
@@ -122,4 +126,12 @@ server.tools.register(defineTool({
   },
 }));
 
-await serveStdio(server);
+const at = Deno.args.indexOf("--http");
+if (at < 0) {
+  await serveStdio(server);
+} else {
+  const http = serveHttp(server, parseAddress(Deno.args[at + 1] ?? ""));
+  console.error(`serving MCP at ${http.url}`);
+  Deno.addSignalListener("SIGTERM", () => http.shutdown());
+  await http.finished;
+}

@@ -2,7 +2,9 @@
  * A second real client: the MCP Inspector's CLI mode, from the npm registry,
  * drives the server of every build target: it lists the tools, calls one,
  * lists the resources and reads one, and (with `--features all`) lists the
- * prompts and gets one.
+ * prompts and gets one; and the same over Streamable HTTP (`http`: the
+ * source served with `--http 127.0.0.1:0`, the Inspector given its URL and
+ * `--transport http`).
  *
  * The Inspector is run with `npx -y` at a pinned version, so a fresh machine
  * installs it from the npm registry on first use and later runs reuse npm's
@@ -21,6 +23,11 @@ import {
   targetStatus,
 } from "./server_command.ts";
 import { workspaceToolNames } from "./tool_names.ts";
+import {
+  type HttpProcess,
+  launchCommand,
+  startHttpServer,
+} from "./sdk_connect.ts";
 
 /** The pinned Inspector release. */
 const INSPECTOR = "@modelcontextprotocol/inspector@0.15.0";
@@ -42,21 +49,29 @@ function npxVersion(): string | undefined {
   }
 }
 
-/** Run one Inspector CLI call against `target` serving `root`; parse stdout. */
+/**
+ * Run one Inspector CLI call against `target` serving `root`, or against
+ * the server at `target.url` over HTTP; parse stdout.
+ */
 async function inspect(
-  target: Target,
+  target: Target | HttpProcess,
   root: string,
   method: string[],
   flags: string[] = [],
 ): Promise<Record<string, unknown>> {
-  const server = serverCommand(["--root", root, ...flags], target);
+  let server: string[];
+  if (typeof target === "string") {
+    const spec = serverCommand(["--root", root, ...flags], target);
+    server = [spec.command, ...spec.args];
+  } else {
+    server = [target.url, "--transport", "http"];
+  }
   const out = await new Deno.Command("npx", {
     args: [
       "-y",
       INSPECTOR,
       "--cli",
-      server.command,
-      ...server.args,
+      ...server,
       ...method,
     ],
     stdin: "null",
@@ -97,8 +112,8 @@ async function makeWorkspace(): Promise<string> {
 
 const npx = npxVersion();
 
-for (const t of TARGETS) {
-  const status = targetStatus(t);
+for (const t of [...TARGETS, "http" as const]) {
+  const status = targetStatus(t === "http" ? "source" : t);
   const reason = npx === undefined
     ? "npx (Node.js) is not on the PATH"
     : status.reason;
@@ -113,9 +128,21 @@ for (const t of TARGETS) {
 
   Deno.test(`inspector [${t}] ${INSPECTOR} lists, calls, lists and reads`, async (tc) => {
     const root = await makeWorkspace();
+    // Over HTTP one server, with every feature, serves every call.
+    const http = t === "http"
+      ? await startHttpServer(
+        launchCommand({ target: "source", wire: "http" }, [
+          "--root",
+          root,
+          "--features",
+          "all",
+        ]),
+      )
+      : undefined;
+    const via = http ?? (t as Target);
     try {
       await tc.step("tools/list", async () => {
-        const result = await inspect(t, root, ["--method", "tools/list"]);
+        const result = await inspect(via, root, ["--method", "tools/list"]);
         const tools = result.tools as { name: string; inputSchema: unknown }[];
         assert.deepEqual(tools.map((tool) => tool.name).sort(), TOOL_NAMES);
         for (const tool of tools) {
@@ -128,7 +155,7 @@ for (const t of TARGETS) {
       });
 
       await tc.step("tools/call file_info", async () => {
-        const result = await inspect(t, root, [
+        const result = await inspect(via, root, [
           "--method",
           "tools/call",
           "--tool-name",
@@ -147,7 +174,7 @@ for (const t of TARGETS) {
 
       let uri = "";
       await tc.step("resources/list", async () => {
-        const result = await inspect(t, root, [
+        const result = await inspect(via, root, [
           "--method",
           "resources/list",
         ]);
@@ -164,7 +191,7 @@ for (const t of TARGETS) {
 
       await tc.step("resources/read", async () => {
         assert.ok(uri !== "", "resources/list found no URI to read");
-        const result = await inspect(t, root, [
+        const result = await inspect(via, root, [
           "--method",
           "resources/read",
           "--uri",
@@ -178,13 +205,13 @@ for (const t of TARGETS) {
 
       await tc.step("prompts/list and prompts/get", async () => {
         const features = ["--features", "all"];
-        const list = await inspect(t, root, [
+        const list = await inspect(via, root, [
           "--method",
           "prompts/list",
         ], features);
         const names = (list.prompts as { name: string }[]).map((p) => p.name);
         assert.ok(names.includes("review_file"), names.join());
-        const result = await inspect(t, root, [
+        const result = await inspect(via, root, [
           "--method",
           "prompts/get",
           "--prompt-name",
@@ -199,6 +226,7 @@ for (const t of TARGETS) {
         assert.equal(messages[1].content.resource?.text, HELLO);
       });
     } finally {
+      await http?.stop();
       await Deno.remove(root, { recursive: true });
     }
   });

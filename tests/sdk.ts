@@ -9,6 +9,7 @@
 
 export { Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
 export { StdioClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/stdio.js";
+export { StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
 export {
   CreateMessageRequestSchema,
   ElicitRequestSchema,

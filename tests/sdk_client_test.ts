@@ -7,57 +7,28 @@
  */
 
 import { strict as assert } from "node:assert";
-import { Client, StdioClientTransport } from "./sdk.ts";
+import { Client } from "./sdk.ts";
 import {
-  serverCommand,
-  type Target,
-  TARGETS,
-  targetStatus,
-} from "./server_command.ts";
+  type Connection,
+  connectSdk,
+  type Launch,
+  launchCommand,
+  LAUNCHES,
+  launchStatus,
+} from "./sdk_connect.ts";
 
 /** A client connected to a fresh server process, and what it negotiated. */
 async function connect(
-  t: Target,
+  launch: Launch,
   args: string[] = [],
-): Promise<{
-  client: Client;
-  transport: StdioClientTransport;
-  negotiated: () => string | undefined;
-  stderr: () => string;
-}> {
-  const { command, args: fullArgs } = serverCommand(args, t);
-  const transport = new StdioClientTransport({
-    command,
-    args: fullArgs,
-    stderr: "pipe",
-    env: { NO_COLOR: "1" },
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Uint8Array | string) => {
-    stderr += typeof chunk === "string"
-      ? chunk
-      : new TextDecoder().decode(chunk);
-  });
-  // The client reports the version it settled on to a transport that wants
-  // it (the HTTP transport does); giving stdio the hook lets us observe it.
-  let negotiated: string | undefined;
-  Object.assign(transport, {
-    setProtocolVersion(version: string) {
-      negotiated = version;
-    },
-  });
+): Promise<Connection> {
   const client = new Client({ name: "shipcode-tests", version: "0.0.1" });
-  await client.connect(transport);
-  return {
-    client,
-    transport,
-    negotiated: () => negotiated,
-    stderr: () => stderr,
-  };
+  return await connectSdk(client, launch.wire, launchCommand(launch, args));
 }
 
-for (const t of TARGETS) {
-  const status = targetStatus(t);
+for (const launch of LAUNCHES) {
+  const t = launch.name;
+  const status = launchStatus(launch);
   if (!status.available) {
     Deno.test({
       ignore: true,
@@ -68,7 +39,7 @@ for (const t of TARGETS) {
   }
 
   Deno.test(`sdk client [${t}] connects, negotiates, pings, closes`, async () => {
-    const { client, negotiated, stderr } = await connect(t);
+    const { client, negotiated, stderr, close } = await connect(launch);
     try {
       assert.deepEqual(client.getServerVersion(), {
         name: "shipcode-mcp",
@@ -84,13 +55,21 @@ for (const t of TARGETS) {
       assert.deepEqual(await client.ping(), {});
       assert.deepEqual(await client.ping(), {});
     } finally {
-      await client.close();
+      await close();
     }
-    assert.equal(stderr(), "");
+    if (launch.wire === "stdio") {
+      assert.equal(stderr(), "");
+    } else {
+      // Over HTTP the server says where it listens, and nothing else.
+      assert.match(
+        stderr(),
+        /^shipcode-mcp: serving MCP at http:\/\/127\.0\.0\.1:\d+\/mcp\n$/,
+      );
+    }
   });
 
   Deno.test(`sdk client [${t}] gets its own version when the server speaks it`, async () => {
-    const { client, negotiated } = await connect(t, [
+    const { client, negotiated, close } = await connect(launch, [
       "--protocol-versions",
       "2025-06-18,2025-11-25",
     ]);
@@ -98,12 +77,12 @@ for (const t of TARGETS) {
       assert.equal(negotiated(), "2025-11-25");
       assert.deepEqual(await client.ping(), {});
     } finally {
-      await client.close();
+      await close();
     }
   });
 
   Deno.test(`sdk client [${t}] sees a JSON-RPC error for an unknown method`, async () => {
-    const { client } = await connect(t);
+    const { client, close } = await connect(launch);
     try {
       await assert.rejects(
         client.request(
@@ -118,7 +97,7 @@ for (const t of TARGETS) {
       );
       assert.deepEqual(await client.ping(), {});
     } finally {
-      await client.close();
+      await close();
     }
   });
 }

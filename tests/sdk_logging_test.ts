@@ -8,18 +8,18 @@
  */
 
 import { strict as assert } from "node:assert";
-import {
-  Client,
-  LoggingMessageNotificationSchema,
-  StdioClientTransport,
-} from "./sdk.ts";
+import { Client, LoggingMessageNotificationSchema } from "./sdk.ts";
 import { DENO_RUN_FLAGS } from "../cli/run_command.ts";
+import { PROJECT_ROOT } from "./server_command.ts";
 import {
-  PROJECT_ROOT,
-  serverCommand,
-  TARGETS,
-  targetStatus,
-} from "./server_command.ts";
+  connectSdk,
+  httpCommand,
+  launchCommand,
+  LAUNCHES,
+  launchStatus,
+  type ServerSpec,
+  type Wire,
+} from "./sdk_connect.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -29,13 +29,18 @@ interface Record {
   data: unknown;
 }
 
-async function connect(command: string, args: string[]) {
-  const transport = new StdioClientTransport({
-    command,
-    args,
-    stderr: "ignore",
-    env: { NO_COLOR: "1" },
-  });
+// Over HTTP a record the server sends on its own travels on the session's
+// GET stream, not in the answer to the next request: wait for it.
+async function until(check: () => boolean, ms = 10_000): Promise<boolean> {
+  const end = performance.now() + ms;
+  while (!check()) {
+    if (performance.now() > end) return false;
+    await sleep(10);
+  }
+  return true;
+}
+
+async function connect(wire: Wire, spec: ServerSpec) {
   const client = new Client({ name: "shipcode-tests", version: "0.0.1" });
   const records: Record[] = [];
   client.setNotificationHandler(
@@ -44,12 +49,13 @@ async function connect(command: string, args: string[]) {
       records.push(notification.params as Record);
     },
   );
-  await client.connect(transport);
-  return { client, transport, records };
+  const { transport, close } = await connectSdk(client, wire, spec);
+  return { client, transport, records, close };
 }
 
-for (const t of TARGETS) {
-  const status = targetStatus(t);
+for (const launch of LAUNCHES) {
+  const t = launch.name;
+  const status = launchStatus(launch);
   if (!status.available) {
     Deno.test({
       ignore: true,
@@ -60,8 +66,10 @@ for (const t of TARGETS) {
   }
 
   Deno.test(`sdk logging [${t}]: declared with --features logging; the server's diagnostics arrive once a level is set`, async () => {
-    const { command, args } = serverCommand(["--features", "logging"], t);
-    const { client, transport, records } = await connect(command, args);
+    const { client, transport, records, close } = await connect(
+      launch.wire,
+      launchCommand(launch, ["--features", "logging"]),
+    );
     try {
       assert.deepEqual(client.getServerCapabilities(), {
         tools: {},
@@ -76,6 +84,7 @@ for (const t of TARGETS) {
       await client.setLoggingLevel("debug");
       await transport.send({ jsonrpc: "2.0", id: "nobody", result: {} });
       await client.ping();
+      assert.ok(await until(() => records.length > 0), "no record in 10 s");
       await sleep(50);
       assert.deepEqual(records, [{
         level: "debug",
@@ -93,29 +102,40 @@ for (const t of TARGETS) {
         /-32602.*unknown log level "verbose"; use one of debug, info/,
       );
     } finally {
-      await client.close();
+      await close();
     }
   });
 }
 
-Deno.test("sdk logging [library]: ctx.log sends what the level lets through", async () => {
-  const { client, records } = await connect(Deno.execPath(), [
-    "run",
-    ...DENO_RUN_FLAGS,
-    `${PROJECT_ROOT}tests/client_requests_server.ts`,
-  ]);
-  try {
-    await client.callTool({ name: "log", arguments: {} });
-    await sleep(50);
-    assert.deepEqual(records, []);
-    await client.setLoggingLevel("warning");
-    await client.callTool({ name: "log", arguments: {} });
-    await sleep(50);
-    assert.deepEqual(records, [
-      { level: "warning", logger: "test", data: { level: "warning" } },
-      { level: "error", logger: "test", data: { level: "error" } },
-    ]);
-  } finally {
-    await client.close();
-  }
-});
+for (const wire of ["stdio", "http"] as const) {
+  const name = wire === "stdio" ? "library" : "library http";
+  Deno.test(`sdk logging [${name}]: ctx.log sends what the level lets through`, async () => {
+    const spec: ServerSpec = {
+      command: Deno.execPath(),
+      args: [
+        "run",
+        ...DENO_RUN_FLAGS,
+        `${PROJECT_ROOT}tests/client_requests_server.ts`,
+      ],
+    };
+    const { client, records, close } = await connect(
+      wire,
+      wire === "http" ? httpCommand(spec) : spec,
+    );
+    try {
+      await client.callTool({ name: "log", arguments: {} });
+      await sleep(50);
+      assert.deepEqual(records, []);
+      await client.setLoggingLevel("warning");
+      await client.callTool({ name: "log", arguments: {} });
+      assert.ok(await until(() => records.length >= 2), "no records in 10 s");
+      await sleep(50);
+      assert.deepEqual(records, [
+        { level: "warning", logger: "test", data: { level: "warning" } },
+        { level: "error", logger: "test", data: { level: "error" } },
+      ]);
+    } finally {
+      await close();
+    }
+  });
+}

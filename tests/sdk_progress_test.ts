@@ -9,8 +9,14 @@
  */
 
 import { strict as assert } from "node:assert";
-import { Client, StdioClientTransport } from "./sdk.ts";
-import { serverCommand, TARGETS, targetStatus } from "./server_command.ts";
+import { Client } from "./sdk.ts";
+import {
+  connectSdk,
+  type Launch,
+  launchCommand,
+  LAUNCHES,
+  launchStatus,
+} from "./sdk_connect.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -41,16 +47,13 @@ interface Progress {
   message?: string;
 }
 
-async function connect(args: string[], t: (typeof TARGETS)[number]) {
-  const { command, args: fullArgs } = serverCommand(args, t);
-  const transport = new StdioClientTransport({
-    command,
-    args: fullArgs,
-    stderr: "ignore",
-    env: { NO_COLOR: "1" },
-  });
+async function connect(args: string[], launch: Launch) {
   const client = new Client({ name: "shipcode-tests", version: "0.0.1" });
-  await client.connect(transport);
+  const { transport, close } = await connectSdk(
+    client,
+    launch.wire,
+    launchCommand(launch, args),
+  );
   // Every message the server sends, as the client's transport sees it.
   const seen: { id?: unknown; method?: string }[] = [];
   const deliver = transport.onmessage! as (m: unknown, e: unknown) => void;
@@ -58,7 +61,7 @@ async function connect(args: string[], t: (typeof TARGETS)[number]) {
     seen.push(message as { id?: unknown; method?: string });
     deliver(message, extra);
   };
-  return { client, seen };
+  return { client, seen, close };
 }
 
 function assertIncreasing(values: Progress[]): void {
@@ -70,8 +73,9 @@ function assertIncreasing(values: Progress[]): void {
   }
 }
 
-for (const t of TARGETS) {
-  const status = targetStatus(t);
+for (const launch of LAUNCHES) {
+  const t = launch.name;
+  const status = launchStatus(launch);
   if (!status.available) {
     Deno.test({
       ignore: true,
@@ -83,9 +87,9 @@ for (const t of TARGETS) {
 
   Deno.test(`sdk progress [${t}]: onprogress sees increasing values from long calls, none after the result`, async () => {
     const root = await bigTree();
-    const { client, seen } = await connect(
+    const { client, seen, close } = await connect(
       ["--root", root, "--max-entries", "100000"],
-      t,
+      launch,
     );
     try {
       // Load the tools first, so the first call's loading is not timed.
@@ -127,13 +131,13 @@ for (const t of TARGETS) {
         !seen.slice(before).some((m) => m.method === "notifications/progress"),
       );
     } finally {
-      await client.close();
+      await close();
     }
   });
 
   Deno.test(`sdk progress [${t}]: an aborted call gets no response; the server stays healthy`, async () => {
     const root = await bigTree();
-    const { client, seen } = await connect(["--root", root], t);
+    const { client, seen, close } = await connect(["--root", root], launch);
     try {
       await client.callTool({ name: "file_info", arguments: { path: "d0" } });
       const controller = new AbortController();
@@ -169,7 +173,7 @@ for (const t of TARGETS) {
         /^d3\/f7\.txt:1:alpha/,
       );
     } finally {
-      await client.close();
+      await close();
     }
   });
 }

@@ -10,13 +10,14 @@
 
 import { strict as assert } from "node:assert";
 import { pathToFileURL } from "node:url";
-import { Client, StdioClientTransport } from "./sdk.ts";
+import { Client } from "./sdk.ts";
+import { PROJECT_ROOT } from "./server_command.ts";
 import {
-  PROJECT_ROOT,
-  serverCommand,
-  TARGETS,
-  targetStatus,
-} from "./server_command.ts";
+  connectSdk,
+  launchCommand,
+  LAUNCHES,
+  launchStatus,
+} from "./sdk_connect.ts";
 
 const ROOT = Deno.realPathSync(`${PROJECT_ROOT}tests/fixtures/ws`);
 
@@ -25,8 +26,9 @@ type Message = {
   content: { type: string; [k: string]: unknown };
 };
 
-for (const t of TARGETS) {
-  const status = targetStatus(t);
+for (const launch of LAUNCHES) {
+  const t = launch.name;
+  const status = launchStatus(launch);
   if (!status.available) {
     Deno.test({
       ignore: true,
@@ -36,22 +38,19 @@ for (const t of TARGETS) {
     continue;
   }
   Deno.test(`sdk prompts [${t}] lists and gets prompts, completes a path`, async () => {
-    const { command, args } = serverCommand([
-      "--root",
-      ROOT,
-      "--features",
-      "all",
-      "--protocol-versions",
-      "2025-11-25,2025-06-18",
-    ], t);
-    const transport = new StdioClientTransport({
-      command,
-      args,
-      stderr: "pipe",
-      env: { NO_COLOR: "1" },
-    });
     const client = new Client({ name: "shipcode-tests", version: "0.0.1" });
-    await client.connect(transport);
+    const connection = await connectSdk(
+      client,
+      launch.wire,
+      launchCommand(launch, [
+        "--root",
+        ROOT,
+        "--features",
+        "all",
+        "--protocol-versions",
+        "2025-11-25,2025-06-18",
+      ]),
+    );
     try {
       const capabilities = client.getServerCapabilities() ?? {};
       // The SDK's parsed copy does not keep the wire's key order.
@@ -140,7 +139,7 @@ for (const t of TARGETS) {
       });
       assert.equal(focus.completion.values[0], "tests");
     } finally {
-      await client.close();
+      await connection.close();
     }
   });
 }

@@ -10,32 +10,26 @@
 import { strict as assert } from "node:assert";
 import { Buffer } from "node:buffer";
 import { fileURLToPath } from "node:url";
-import { Client, StdioClientTransport } from "./sdk.ts";
+import { Client } from "./sdk.ts";
 import {
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
 } from "./sdk.ts";
+import { PROJECT_ROOT } from "./server_command.ts";
 import {
-  PROJECT_ROOT,
-  serverCommand,
-  type Target,
-  TARGETS,
-  targetStatus,
-} from "./server_command.ts";
+  type Connection,
+  connectSdk,
+  type Launch,
+  launchCommand,
+  LAUNCHES,
+  launchStatus,
+} from "./sdk_connect.ts";
 
 const ROOT = `${PROJECT_ROOT}tests/fixtures/ws`;
 
-async function connect(t: Target, args: string[]): Promise<Client> {
-  const { command, args: full } = serverCommand(args, t);
-  const transport = new StdioClientTransport({
-    command,
-    args: full,
-    stderr: "pipe",
-    env: { NO_COLOR: "1" },
-  });
+async function connect(launch: Launch, args: string[]): Promise<Connection> {
   const client = new Client({ name: "shipcode-tests", version: "0.0.1" });
-  await client.connect(transport);
-  return client;
+  return await connectSdk(client, launch.wire, launchCommand(launch, args));
 }
 
 // What a text resource's bytes decode to, by byte-order mark.
@@ -59,8 +53,9 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
   return true;
 }
 
-for (const t of TARGETS) {
-  const status = targetStatus(t);
+for (const launch of LAUNCHES) {
+  const t = launch.name;
+  const status = launchStatus(launch);
   if (!status.available) {
     Deno.test({
       ignore: true,
@@ -71,7 +66,12 @@ for (const t of TARGETS) {
   }
 
   Deno.test(`sdk resources [${t}] lists every page and reads every resource as on disk`, async () => {
-    const client = await connect(t, ["--root", ROOT, "--page-size", "3"]);
+    const { client, close } = await connect(launch, [
+      "--root",
+      ROOT,
+      "--page-size",
+      "3",
+    ]);
     try {
       const names: string[] = [];
       const resources = [];
@@ -136,7 +136,7 @@ for (const t of TARGETS) {
         (error: { code?: number }) => error.code === -32002,
       );
     } finally {
-      await client.close();
+      await close();
     }
   });
 
@@ -145,7 +145,11 @@ for (const t of TARGETS) {
       await Deno.makeTempDir({ prefix: "sdk_watch_" }),
     );
     await Deno.writeTextFile(`${root}/a.txt`, "first");
-    const client = await connect(t, ["--root", root, "--watch"]);
+    const { client, close } = await connect(launch, [
+      "--root",
+      root,
+      "--watch",
+    ]);
     const started = performance.now();
     try {
       assert.deepEqual(client.getServerCapabilities()?.resources, {
@@ -211,7 +215,7 @@ for (const t of TARGETS) {
       await sleep(400);
       assert.deepEqual(updated, [uri], "no update after unsubscribe");
     } finally {
-      await client.close();
+      await close();
       await Deno.remove(root, { recursive: true });
     }
   });

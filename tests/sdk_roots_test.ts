@@ -16,9 +16,9 @@ import {
   ListRootsRequestSchema,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
-  StdioClientTransport,
 } from "./sdk.ts";
-import { serverCommand, targetStatus } from "./server_command.ts";
+import { targetStatus } from "./server_command.ts";
+import { connectSdk, launchCommand, type Wire } from "./sdk_connect.ts";
 
 interface Fixture {
   dir: string;
@@ -43,21 +43,15 @@ async function fixture(): Promise<Fixture> {
 }
 
 async function connect(
+  wire: Wire,
   cwd: string,
   roots: { uri: string; name?: string }[] | undefined,
   flags: string[] = [],
-): Promise<{ client: Client; setRoots(next: typeof roots): Promise<void> }> {
-  const { command, args } = serverCommand(
-    ["--features", "list-changed", ...flags],
-    "source",
-  );
-  const transport = new StdioClientTransport({
-    command,
-    args,
-    cwd,
-    stderr: "pipe",
-    env: { NO_COLOR: "1" },
-  });
+): Promise<{
+  client: Client;
+  setRoots(next: typeof roots): Promise<void>;
+  close(): Promise<void>;
+}> {
   let current = roots ?? [];
   const client = new Client(
     { name: "shipcode-roots-tests", version: "0.0.1" },
@@ -71,9 +65,16 @@ async function connect(
       () => ({ roots: current }),
     );
   }
-  await client.connect(transport);
+  const { close } = await connectSdk(client, wire, {
+    ...launchCommand(
+      { target: "source", wire },
+      ["--features", "list-changed", ...flags],
+    ),
+    cwd,
+  });
   return {
     client,
+    close,
     async setRoots(next) {
       current = next ?? [];
       await client.sendRootsListChanged();
@@ -106,12 +107,30 @@ async function until(check: () => boolean | Promise<boolean>, ms: number) {
 
 const available = targetStatus("source").available;
 
-Deno.test({
+/**
+ * Register a test once per wire: as named over stdio, and with `[http]`
+ * over HTTP, where each session asks its own client for its roots.
+ */
+function wireTest(
+  t: { name: string; ignore: boolean; fn(wire: Wire): Promise<void> },
+): void {
+  for (const wire of ["stdio", "http"] as const) {
+    Deno.test({
+      name: wire === "stdio"
+        ? t.name
+        : t.name.replace(/^sdk roots:/, "sdk roots [http]:"),
+      ignore: t.ignore,
+      fn: () => t.fn(wire),
+    });
+  }
+}
+
+wireTest({
   name: "sdk roots: two client roots are served as named top-level directories",
   ignore: !available,
-  async fn() {
+  async fn(wire) {
     const f = await fixture();
-    const { client } = await connect(f.cwd, [
+    const { client, close } = await connect(wire, f.cwd, [
       { uri: pathToFileURL(f.a).href, name: "A" },
       { uri: pathToFileURL(f.b).href },
       { uri: "https://example.com/not-a-file-root" },
@@ -150,19 +169,19 @@ Deno.test({
       });
       assert.equal((read.contents[0] as { text: string }).text, "in alpha\n");
     } finally {
-      await client.close();
+      await close();
       await Deno.remove(f.dir, { recursive: true });
     }
   },
 });
 
-Deno.test({
+wireTest({
   name:
     "sdk roots: sendRootsListChanged swaps the served roots and lists change",
   ignore: !available,
-  async fn() {
+  async fn(wire) {
     const f = await fixture();
-    const { client, setRoots } = await connect(f.cwd, [
+    const { client, setRoots, close } = await connect(wire, f.cwd, [
       { uri: pathToFileURL(f.a).href },
     ]);
     let listChanged = 0;
@@ -195,35 +214,35 @@ Deno.test({
         "the fallback was not served",
       );
     } finally {
-      await client.close();
+      await close();
       await Deno.remove(f.dir, { recursive: true });
     }
   },
 });
 
-Deno.test({
+wireTest({
   name:
     "sdk roots: a client without the roots capability gets the current directory",
   ignore: !available,
-  async fn() {
+  async fn(wire) {
     const f = await fixture();
-    const { client } = await connect(f.cwd, undefined);
+    const { client, close } = await connect(wire, f.cwd, undefined);
     try {
       assert.equal(await listTop(client), "c.txt (11 bytes)");
     } finally {
-      await client.close();
+      await close();
       await Deno.remove(f.dir, { recursive: true });
     }
   },
 });
 
-Deno.test({
+wireTest({
   name:
     "sdk roots: with --watch, a session is sent the changes of its own roots",
   ignore: !available,
-  async fn() {
+  async fn(wire) {
     const f = await fixture();
-    const { client, setRoots } = await connect(f.cwd, [
+    const { client, setRoots, close } = await connect(wire, f.cwd, [
       { uri: pathToFileURL(f.a).href },
     ], ["--watch"]);
     const updated: string[] = [];
@@ -277,7 +296,7 @@ Deno.test({
         await until(() => listChanged > seen, 2000);
       }
     } finally {
-      await client.close();
+      await close();
       await Deno.remove(f.dir, { recursive: true });
     }
   },
@@ -313,16 +332,16 @@ async function reviewedUri(client: Client, path: string): Promise<string> {
   return content.resource.uri;
 }
 
-Deno.test({
+wireTest({
   name:
     "sdk roots: prompts and completion serve the client's roots and follow sendRootsListChanged",
   ignore: !available,
-  async fn() {
+  async fn(wire) {
     const f = await fixture();
     await Deno.mkdir(`${f.b}/sub`);
     await Deno.writeTextFile(`${f.b}/.gitignore`, "hidden.txt\n");
     await Deno.writeTextFile(`${f.b}/hidden.txt`, "ignored\n");
-    const { client, setRoots } = await connect(f.cwd, [
+    const { client, setRoots, close } = await connect(wire, f.cwd, [
       { uri: pathToFileURL(f.a).href },
     ], ["--features", "all"]);
     const promptRef = { type: "ref/prompt", name: "review_file" } as const;
@@ -397,7 +416,7 @@ Deno.test({
         /unknown resource template/,
       );
     } finally {
-      await client.close();
+      await close();
       await Deno.remove(f.dir, { recursive: true });
     }
   },

@@ -8,16 +8,17 @@
  */
 
 import { strict as assert } from "node:assert";
-import { Client, StdioClientTransport } from "./sdk.ts";
+import { Client } from "./sdk.ts";
 import { compileSchema } from "../mcp/json_schema.ts";
 import type { JsonObject } from "../mcp/jsonrpc.ts";
 import { workspaceToolNames } from "./tool_names.ts";
+import { PROJECT_ROOT } from "./server_command.ts";
 import {
-  PROJECT_ROOT,
-  serverCommand,
-  TARGETS,
-  targetStatus,
-} from "./server_command.ts";
+  connectSdk,
+  launchCommand,
+  LAUNCHES,
+  launchStatus,
+} from "./sdk_connect.ts";
 
 const ROOT = `${PROJECT_ROOT}tests/fixtures/ws`;
 
@@ -62,8 +63,9 @@ const CALLS: [string, JsonObject, (result: JsonObject) => void][] = [
   }],
 ];
 
-for (const t of TARGETS) {
-  const status = targetStatus(t);
+for (const launch of LAUNCHES) {
+  const t = launch.name;
+  const status = launchStatus(launch);
   if (!status.available) {
     Deno.test({
       ignore: true,
@@ -73,15 +75,12 @@ for (const t of TARGETS) {
     continue;
   }
   Deno.test(`sdk tools [${t}] lists and calls every tool`, async () => {
-    const { command, args } = serverCommand(["--root", ROOT], t);
-    const transport = new StdioClientTransport({
-      command,
-      args,
-      stderr: "pipe",
-      env: { NO_COLOR: "1" },
-    });
     const client = new Client({ name: "shipcode-tests", version: "0.0.1" });
-    await client.connect(transport);
+    const connection = await connectSdk(
+      client,
+      launch.wire,
+      launchCommand(launch, ["--root", ROOT]),
+    );
     try {
       const { tools } = await client.listTools();
       assert.deepEqual(
@@ -110,7 +109,7 @@ for (const t of TARGETS) {
       });
       assert.equal(failed.isError, true);
     } finally {
-      await client.close();
+      await connection.close();
     }
   });
 }
