@@ -19,6 +19,7 @@
  */
 
 import { DENO_RUN_FLAGS } from "../cli/run_command.ts";
+import { startListening } from "../tests/process.ts";
 import { PROJECT_ROOT } from "../tests/server_command.ts";
 import { type LoadResult, runLoad } from "./http_load.ts";
 import { formatBytes, median, peakRss, shuffled } from "./measure.ts";
@@ -165,40 +166,10 @@ async function runOnce(
   spec: CommandSpec,
   options: HttpOptions,
 ): Promise<Measured> {
-  const child = new Deno.Command(spec.command, {
-    args: spec.args,
-    cwd: spec.cwd,
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  let stderr = "";
-  const url = Promise.withResolvers<string>();
-  const reading = (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of child.stderr) {
-      // Keep the start (the URL, the first error), not a flood of logs.
-      if (stderr.length < 64 * 1024) {
-        stderr += decoder.decode(chunk, { stream: true });
-      }
-      const match = stderr.match(/http:\/\/127\.0\.0\.1:\d+\/\S*/);
-      if (match) url.resolve(match[0]);
-    }
-  })();
-  const deadline = setTimeout(() => {
-    url.reject(new Error(`no URL within ${options.timeoutMs} ms: ${stderr}`));
-  }, options.timeoutMs);
+  const server = await startListening(spec, options.timeoutMs);
   try {
-    const served = await Promise.race([
-      url.promise,
-      child.status.then((status): never => {
-        throw new Error(
-          `the server exited (code ${status.code}) before it printed a URL: ${stderr}`,
-        );
-      }),
-    ]);
     const result = await runLoad({
-      url: served,
+      url: server.url,
       sessions: options.sessions,
       callsPerSession: options.calls,
       tool: { name: "read_file", arguments: { path: "small.txt" } },
@@ -208,10 +179,10 @@ async function runOnce(
           : `not the file's text: ${JSON.stringify(result.content)}`,
       timeoutMs: options.timeoutMs,
     });
-    const rss = await peakRss(child.pid);
+    const rss = await peakRss(server.pid);
     // The transport and dispatch alone, for reference: no tool runs.
     const pings = await runLoad({
-      url: served,
+      url: server.url,
       sessions: options.sessions,
       callsPerSession: options.calls,
       check: () => undefined,
@@ -219,18 +190,7 @@ async function runOnce(
     });
     return { ...result, rss, pings };
   } finally {
-    clearTimeout(deadline);
-    try {
-      child.kill("SIGTERM");
-    } catch { /* gone already */ }
-    const killer = setTimeout(() => {
-      try {
-        child.kill("SIGKILL");
-      } catch { /* gone already */ }
-    }, 10_000);
-    await child.status;
-    clearTimeout(killer);
-    await reading.catch(() => {});
+    await server.stop();
   }
 }
 

@@ -24,6 +24,7 @@
 
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
+import { type ListeningProcess, startListening } from "../tests/process.ts";
 
 /** The pinned suite, as `deno run` takes it. */
 export const SUITE = "npm:@modelcontextprotocol/conformance@0.2.0-alpha.12";
@@ -212,15 +213,9 @@ export function renderRun(version: string, run: SuiteRun): string {
 }
 
 /** A running fixture server: its URL, and how to stop it. */
-interface Fixture {
-  url: string;
-  stop(): Promise<void>;
-  /** What it wrote to stderr so far. */
-  log(): string;
-}
-
-async function startFixture(): Promise<Fixture> {
-  const child = new Deno.Command(Deno.execPath(), {
+function startFixture(): Promise<ListeningProcess> {
+  return startListening({
+    command: Deno.execPath(),
     args: [
       "run",
       // The library loads its handlers when first called: read access.
@@ -231,68 +226,8 @@ async function startFixture(): Promise<Fixture> {
       "--http",
       "127.0.0.1:0",
     ],
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
     cwd: ROOT,
-  }).spawn();
-  let text = "";
-  const found = Promise.withResolvers<string>();
-  const reading = (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of child.stderr) {
-      text += decoder.decode(chunk, { stream: true });
-      const match = text.match(/http:\/\/127\.0\.0\.1:\d+\/\S*/);
-      if (match) found.resolve(match[0]);
-    }
-  })();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const url = await Promise.race([
-    found.promise,
-    child.status.then((status) => {
-      throw new Error(
-        `the fixture server exited (code ${status.code}) before it printed its URL:\n${text}`,
-      );
-    }),
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () =>
-          reject(
-            new Error(
-              `the fixture server printed no URL within ${
-                STARTUP_MS / 1000
-              } s:\n${text}`,
-            ),
-          ),
-        STARTUP_MS,
-      );
-    }),
-  ]).catch(async (error) => {
-    clearTimeout(timer);
-    try {
-      child.kill("SIGKILL");
-    } catch { /* already gone */ }
-    await child.status;
-    throw error;
-  });
-  clearTimeout(timer);
-  return {
-    url,
-    log: () => text,
-    async stop() {
-      try {
-        child.kill("SIGTERM");
-      } catch { /* already gone */ }
-      const killer = setTimeout(() => {
-        try {
-          child.kill("SIGKILL");
-        } catch { /* already gone */ }
-      }, 10_000);
-      await child.status;
-      clearTimeout(killer);
-      await reading.catch(() => {});
-    },
-  };
+  }, STARTUP_MS);
 }
 
 /** Run the suite once, at one version, against `url`. */
@@ -390,7 +325,9 @@ async function main(args: string[]): Promise<number> {
   } finally {
     if (fixture !== undefined) {
       await fixture.stop();
-      if (failed) console.log(`the fixture server's stderr:\n${fixture.log()}`);
+      if (failed) {
+        console.log(`the fixture server's stderr:\n${fixture.stderr()}`);
+      }
     }
   }
   console.log(`conformance totals\n${totals.join("\n")}`);

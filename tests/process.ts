@@ -109,3 +109,100 @@ export async function readAll(
 export function looksLikeJsonRpc(text: string): boolean {
   return /"jsonrpc"\s*:/.test(text);
 }
+
+/** A process that serves on a URL it printed on stderr. */
+export interface ListeningProcess {
+  /** The URL it printed. */
+  url: string;
+  /** Its process id (to read its memory use, say). */
+  pid: number;
+  /** What it wrote to stderr so far (the first 64 KiB). */
+  stderr(): string;
+  /** Stop it as a service is stopped: SIGTERM, then SIGKILL after 10 s. */
+  stop(): Promise<void>;
+}
+
+/** What {@linkcode startListening} runs. */
+export interface ListeningCommand {
+  /** The program. */
+  command: string;
+  /** Its arguments. */
+  args: string[];
+  /** Where it runs; default: here. */
+  cwd?: string;
+}
+
+/**
+ * Start `spec`, a server that prints the URL it serves on stderr, and wait
+ * (at most `timeoutMs`) for that URL. Fails, with what it printed, when the
+ * process exits first or prints none in time; it is stopped then.
+ */
+export async function startListening(
+  spec: ListeningCommand,
+  timeoutMs = 30_000,
+): Promise<ListeningProcess> {
+  const child = new Deno.Command(spec.command, {
+    args: spec.args,
+    cwd: spec.cwd,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).spawn();
+  let stderr = "";
+  const url = Promise.withResolvers<string>();
+  const reading = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of child.stderr) {
+      // Keep the start (the URL, the first error), not a flood of logs.
+      if (stderr.length < 64 * 1024) {
+        stderr += decoder.decode(chunk, { stream: true });
+      }
+      const match = stderr.match(/http:\/\/[^\s"']+/);
+      if (match) url.resolve(match[0]);
+    }
+  })();
+  const stop = async () => {
+    try {
+      child.kill("SIGTERM");
+    } catch { /* already gone */ }
+    const killer = setTimeout(() => {
+      try {
+        child.kill("SIGKILL");
+      } catch { /* already gone */ }
+    }, 10_000);
+    await child.status;
+    clearTimeout(killer);
+    await reading.catch(() => {});
+  };
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const served = await Promise.race([
+      url.promise,
+      child.status.then((status): never => {
+        throw new Error(
+          `the server exited (code ${status.code}) before it printed a URL:\n${stderr}`,
+        );
+      }),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `the server printed no URL within ${
+                  timeoutMs / 1000
+                } s:\n${stderr}`,
+              ),
+            ),
+          timeoutMs,
+        );
+      }),
+    ]);
+    return { url: served, pid: child.pid, stderr: () => stderr, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}

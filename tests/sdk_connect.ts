@@ -16,6 +16,7 @@ import {
   StdioClientTransport,
   StreamableHTTPClientTransport,
 } from "./sdk.ts";
+import { type ListeningProcess, startListening } from "./process.ts";
 import { serverCommand, type Target, targetStatus } from "./server_command.ts";
 
 /** How the client reaches the server. */
@@ -149,74 +150,14 @@ async function connectStdio(
 }
 
 /** A server process serving HTTP, and where. */
-export interface HttpProcess {
-  /** The URL it printed on stderr. */
-  url: string;
-  /** What it wrote to stderr so far. */
-  stderr(): string;
-  /** Stop it as a service is stopped (SIGTERM; SIGKILL after 10 s). */
-  stop(): Promise<void>;
-}
+export type HttpProcess = ListeningProcess;
 
 /**
  * Start `spec` (which must carry `--http`; see {@linkcode httpCommand}) and
  * wait for the URL it prints on stderr.
  */
-export async function startHttpServer(spec: ServerSpec): Promise<HttpProcess> {
-  const child = new Deno.Command(spec.command, {
-    args: spec.args,
-    cwd: spec.cwd,
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).spawn();
-  let stderr = "";
-  const url = Promise.withResolvers<string>();
-  const reading = (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of child.stderr) {
-      stderr += decoder.decode(chunk, { stream: true });
-      const match = stderr.match(/http:\/\/[^\s"']+/);
-      if (match) url.resolve(match[0]);
-    }
-  })();
-  const stop = async () => {
-    try {
-      child.kill("SIGTERM");
-    } catch { /* already gone */ }
-    const killer = setTimeout(() => {
-      try {
-        child.kill("SIGKILL");
-      } catch { /* already gone */ }
-    }, 10_000);
-    await child.status;
-    clearTimeout(killer);
-    await reading.catch(() => {});
-  };
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    const served = await Promise.race([
-      url.promise,
-      child.status.then((status): never => {
-        throw new Error(
-          `the server exited (code ${status.code}) before it printed a URL: ${stderr}`,
-        );
-      }),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`the server printed no URL: ${stderr}`)),
-          STARTUP_MS,
-        );
-      }),
-    ]);
-    return { url: served, stderr: () => stderr, stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  } finally {
-    clearTimeout(timer);
-  }
+export function startHttpServer(spec: ServerSpec): Promise<HttpProcess> {
+  return startListening(spec, STARTUP_MS);
 }
 
 async function connectHttp(
