@@ -22,7 +22,13 @@ import { DENO_RUN_FLAGS } from "../cli/run_command.ts";
 import { startListening } from "../tests/process.ts";
 import { PROJECT_ROOT } from "../tests/server_command.ts";
 import { type LoadResult, runLoad } from "./http_load.ts";
-import { formatBytes, median, peakRss, shuffled } from "./measure.ts";
+import {
+  cpuTimeMs,
+  formatBytes,
+  median,
+  peakRss,
+  shuffled,
+} from "./measure.ts";
 import type { CommandSpec } from "./process.ts";
 import {
   prepareSdkForNode,
@@ -157,6 +163,12 @@ const SDK_NAMES = ["sdk-node", "sdk-deno"];
 interface Measured extends LoadResult {
   /** Peak RSS after the `tools/call` load. */
   rss: number | undefined;
+  /**
+   * Calls per second of the server's own CPU time during the `tools/call`
+   * load: what one core of it can serve, whatever the load client (on the
+   * same cores) takes.
+   */
+  capacity: number | undefined;
   /** The same load of `ping`s, sent next to the same server. */
   pings: LoadResult;
 }
@@ -168,6 +180,7 @@ async function runOnce(
 ): Promise<Measured> {
   const server = await startListening(spec, options.timeoutMs);
   try {
+    const cpuBefore = await cpuTimeMs(server.pid);
     const result = await runLoad({
       url: server.url,
       sessions: options.sessions,
@@ -179,6 +192,13 @@ async function runOnce(
           : `not the file's text: ${JSON.stringify(result.content)}`,
       timeoutMs: options.timeoutMs,
     });
+    const cpuAfter = await cpuTimeMs(server.pid);
+    const cpu = cpuBefore !== undefined && cpuAfter !== undefined
+      ? cpuAfter - cpuBefore
+      : undefined;
+    const capacity = cpu !== undefined && cpu > 0
+      ? (options.sessions * options.calls) / (cpu / 1000)
+      : undefined;
     const rss = await peakRss(server.pid);
     // The transport and dispatch alone, for reference: no tool runs.
     const pings = await runLoad({
@@ -188,7 +208,7 @@ async function runOnce(
       check: () => undefined,
       timeoutMs: options.timeoutMs,
     });
-    return { ...result, rss, pings };
+    return { ...result, rss, capacity, pings };
   } finally {
     await server.stop();
   }
@@ -268,7 +288,9 @@ export function render(
     "",
     `  ${"server".padEnd(10)}${"n".padStart(8)}${"calls/s".padStart(10)}${
       "p50".padStart(11)
-    }${"p99".padStart(11)}${"peak RSS".padStart(11)}`,
+    }${"p99".padStart(11)}${"peak RSS".padStart(11)}${
+      "calls/CPU-s".padStart(13)
+    }`,
   ];
   let failed = false;
   for (const row of rows) {
@@ -277,6 +299,7 @@ export function render(
       : `${row.runs.length} of ${options.runs}`;
     const throughput = medianOf(row.runs, (run) => run.throughput);
     const rss = medianOf(row.runs, (run) => run.rss ?? NaN);
+    const capacity = medianOf(row.runs, (run) => run.capacity ?? NaN);
     lines.push(
       `  ${row.name.padEnd(10)}${n.padStart(8)}${
         (throughput === undefined ? "-" : Math.round(throughput).toString())
@@ -284,8 +307,9 @@ export function render(
       }${ms(medianOf(row.runs, (run) => run.p50)).padStart(11)}${
         ms(medianOf(row.runs, (run) => run.p99)).padStart(11)
       }${(rss === undefined ? "-" : formatBytes(rss)).padStart(11)}${
-        row.failure === undefined ? "" : `  FAILED: ${row.failure}`
-      }`,
+        (capacity === undefined ? "-" : Math.round(capacity).toString())
+          .padStart(13)
+      }${row.failure === undefined ? "" : `  FAILED: ${row.failure}`}`,
     );
     if (row.failure !== undefined) failed = true;
   }

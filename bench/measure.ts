@@ -33,10 +33,18 @@ export function parseStatus(status: string): MemoryStatus | undefined {
 export async function memoryStatus(
   pid: number,
 ): Promise<MemoryStatus | undefined> {
-  const path = `/proc/${pid}/status`;
-  let status: string;
+  const status = await readProc(`/proc/${pid}/status`);
+  return status === undefined ? undefined : parseStatus(status);
+}
+
+/**
+ * A file of `/proc` as text, or undefined where it cannot be read. Deno
+ * grants a read of another process's `/proc` entries only with all
+ * permissions, so without them the file is read through `cat`.
+ */
+async function readProc(path: string): Promise<string | undefined> {
   try {
-    status = await Deno.readTextFile(path);
+    return await Deno.readTextFile(path);
   } catch {
     try {
       const out = await new Deno.Command("cat", {
@@ -44,13 +52,11 @@ export async function memoryStatus(
         stdout: "piped",
         stderr: "null",
       }).output();
-      if (!out.success) return undefined;
-      status = new TextDecoder().decode(out.stdout);
+      return out.success ? new TextDecoder().decode(out.stdout) : undefined;
     } catch {
       return undefined;
     }
   }
-  return parseStatus(status);
 }
 
 /**
@@ -64,6 +70,20 @@ export async function memoryStatus(
  */
 export async function peakRss(pid: number): Promise<number | undefined> {
   return (await memoryStatus(pid))?.peak;
+}
+
+/**
+ * CPU time (user + system, ms) that process `pid` has used so far, from
+ * `/proc/PID/stat`; undefined where that cannot be read (not Linux, gone).
+ * Its resolution is the kernel's clock tick (10 ms).
+ */
+export async function cpuTimeMs(pid: number): Promise<number | undefined> {
+  const stat = await readProc(`/proc/${pid}/stat`);
+  if (stat === undefined) return undefined;
+  // Fields after the command name (which may hold spaces), from field 3.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return Number.isFinite(ticks) ? ticks * 10 : undefined; // USER_HZ = 100
 }
 
 /** The median of `values` (the mean of the middle two for an even count). */
