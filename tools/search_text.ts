@@ -17,6 +17,7 @@ import {
   type ReadResult,
   type WalkEntry,
   walkSkips,
+  Workspace,
   WorkspaceError,
 } from "../workspace/workspace.ts";
 import type { WorkspaceView } from "../workspace/roots.ts";
@@ -32,6 +33,7 @@ import { GLOB_SYNTAX, globMatcher } from "./glob.ts";
 import { literalPrefilter } from "./prefilter.ts";
 import { MAX_REGEX_LENGTH, prepareRegex, type SearchRegex } from "./regex.ts";
 import { matchLines, RegexBudget, RegexTimeoutError } from "./regex_worker.ts";
+import { scanSearch } from "./scan_pool.ts";
 
 /** Time one regex search may spend matching (not walking or reading), in ms. */
 export const REGEX_BUDGET_MS = 3000;
@@ -209,7 +211,9 @@ export function searchTextTool(
             `${examined} files examined`,
           ),
       );
-      const skips = walkSkips();
+      let skips = walkSkips();
+      // Set once the worker scan has answered: nothing is left to walk.
+      let scanned = false;
       // The files to search: the one named, or a walk of the directory.
       async function* files(): AsyncGenerator<
         {
@@ -219,6 +223,7 @@ export function searchTextTool(
           target: string | WalkEntry;
         }
       > {
+        if (scanned) return;
         if (start.info.isFile) {
           yield {
             relative: start.relative,
@@ -277,6 +282,30 @@ export function searchTextTool(
         batchLimit = Math.min(batchLimit * 2, BATCH_CHARS);
       };
       try {
+        // A directory of one workspace is scanned by worker threads.
+        if (ws instanceof Workspace && start.info.isDirectory) {
+          const outcome = await scanSearch(ws, path, {
+            query,
+            regex,
+            caseSensitive,
+            glob: glob === undefined
+              ? undefined
+              : { pattern: glob, base: start.relative },
+            maxReadBytes: caps.maxReadBytes,
+            limit,
+            maxLineChars: MAX_LINE_CHARS,
+          }, {
+            signal: ctx.signal,
+            budgetMs: REGEX_BUDGET_MS,
+            progress: (count) =>
+              ctx.reportProgress(count, undefined, `${count} files examined`),
+          });
+          matches.push(...outcome.matches);
+          searched = outcome.searched;
+          skipped = outcome.skipped;
+          skips = outcome.skips;
+          scanned = true;
+        }
         for await (const file of files()) {
           examined++;
           if (pacer.due()) await pacer.pause();
