@@ -19,9 +19,14 @@
  * - A worker that fails (cannot start, crashes, throws) never fails the
  *   call: its unit is scanned again on the main thread, and a worker that
  *   could not start at all is not tried again.
- * - A regex search counts the matching time the workers report against
- *   its budget; a worker silent past what is left of it (a match that
- *   cannot be interrupted) is terminated and the call fails as timed out.
+ * - A regex is refused unless it can run in linear time, and V8 falls
+ *   back to its linear engine when one backtracks, so matching a file
+ *   takes time in proportion to it: the budget bounds each file's match,
+ *   not the whole tree's (a large tree never fails a linear regex). A
+ *   match past it is watched from here, the call fails as timed out and
+ *   the worker is terminated.
+ * - A case-sensitive regex with a run of plain characters every match
+ *   must hold (`requiredLiteral`) tests each file's bytes for it first.
  *
  * @module
  */
@@ -63,10 +68,6 @@ export function setScanWorkers(count: number): void {
   }
 }
 
-// A silent worker is stopped this long after a regex call's budget is
-// spent (ms): the round trip of its last report.
-const SILENCE_GRACE_MS = 250;
-
 /** Which workspace a job reads: what `Workspace.open` needs to open it. */
 export interface ScanConfig {
   /** Real absolute path of the root. */
@@ -89,6 +90,8 @@ export interface ScanJob {
   query: ScanQuery;
   /** Shared flag: non-zero stops the job between files. */
   stop: Int32Array;
+  /** Shared with the worker: when its current regex match started, or 0. */
+  matching: Float64Array;
 }
 
 /** A scan worker's reply to a job (id -1: the worker has started). */
@@ -126,7 +129,10 @@ export interface ScanOptions {
   signal: AbortSignal;
   /** Called as files are looked at, with the count so far. */
   progress?: (examined: number) => void;
-  /** Matching time a regex search may spend, in ms. */
+  /**
+   * Longest a regex may take over one file's lines, in ms: a worker
+   * matching longer is stopped and the call fails as timed out.
+   */
   budgetMs: number;
   /** Scan on the main thread alone, without workers. */
   mainThread?: boolean;
@@ -134,8 +140,8 @@ export interface ScanOptions {
 
 interface Slot {
   worker: Worker;
+  matching: Float64Array;
   job: Running | undefined;
-  lastHeard: number;
   started: boolean;
 }
 
@@ -147,6 +153,8 @@ interface Running {
 }
 
 const slots: Slot[] = [];
+// A job's clock until a worker takes it (the worker's own replaces it).
+const NO_CLOCK = new Float64Array(1);
 const waiting: Running[] = [];
 let broken = false;
 let nextId = 0;
@@ -178,8 +186,8 @@ function spawn(): Slot | undefined {
   }
   const slot: Slot = {
     worker,
+    matching: new Float64Array(new SharedArrayBuffer(8)),
     job: undefined,
-    lastHeard: performance.now(),
     started: false,
   };
   // A worker's start-up is code loading (see mcp/loading.ts).
@@ -187,7 +195,6 @@ function spawn(): Slot | undefined {
   trackLoading(booted.promise);
   worker.onmessage = (event: MessageEvent<ScanReply>) => {
     const reply = event.data;
-    slot.lastHeard = performance.now();
     if (reply.id === -1) {
       slot.started = true;
       booted.resolve();
@@ -241,8 +248,8 @@ function dispatch(): void {
     const running = waiting.shift() as Running;
     if (Atomics.load(running.job.stop, 0) !== 0) continue;
     slot.job = running;
-    slot.lastHeard = performance.now();
-    slot.worker.postMessage(running.job);
+    slot.matching[0] = 0;
+    slot.worker.postMessage({ ...running.job, matching: slot.matching });
   }
 }
 
@@ -288,7 +295,6 @@ interface UnitState {
   first?: number[];
   done?: { searched: number; skipped: number; skips: number[] };
   examined: number;
-  matchMs: number;
   // Bumped when the unit is started again, so late replies are dropped.
   epoch: number;
 }
@@ -326,7 +332,6 @@ export async function scanSearch(
     records: [],
     cursor: 0,
     examined: 0,
-    matchMs: 0,
     epoch: 0,
   });
   for await (
@@ -368,7 +373,6 @@ export async function scanSearch(
   // Once the cap is filled: the counts to answer with, waiting for the
   // walk skips at the next file (possibly in a later unit).
   let capped: { searched: number; skipped: number } | undefined;
-  let spentMs = 0;
   let examinedBase = 0;
   const finish = (outcome?: ScanOutcome, error?: unknown) => {
     if (settled) return;
@@ -459,10 +463,6 @@ export async function scanSearch(
     if (chunk.first !== undefined) u.first ??= chunk.first;
     u.records.push(...chunk.records);
     if (chunk.done !== undefined) u.done = chunk.done;
-    spentMs += chunk.matchMs;
-    if (q.regex !== undefined && spentMs > options.budgetMs) {
-      return finish(undefined, new RegexTimeoutError(options.budgetMs));
-    }
     if (options.progress !== undefined) {
       const now = performance.now();
       if (now - lastProgress >= 100) {
@@ -503,14 +503,15 @@ export async function scanSearch(
     });
   };
 
-  // A regex call whose budget is spent while a worker is silent: that
-  // worker is stuck in one match, and only terminating it stops it.
+  // A regex match that has run past the budget on one file: a pattern
+  // the linear-time fallback did not catch. The call fails; the worker is
+  // terminated (another takes its place).
   const watch = q.regex === undefined ? undefined : setInterval(() => {
-    const now = performance.now();
+    const now = Date.now();
     for (const slot of slots) {
       if (slot.job?.job.stop !== stop) continue;
-      const left = options.budgetMs - spentMs;
-      if (now - slot.lastHeard > left + SILENCE_GRACE_MS) {
+      const since = slot.matching[0];
+      if (since !== 0 && now - since > options.budgetMs) {
         finish(undefined, new RegexTimeoutError(options.budgetMs));
         const at = slots.indexOf(slot);
         if (at !== -1) slots.splice(at, 1);
@@ -531,7 +532,7 @@ export async function scanSearch(
       }
       const id = nextId++;
       const running: Running = {
-        job: { id, config, unit: u.unit, query: q, stop },
+        job: { id, config, unit: u.unit, query: q, stop, matching: NO_CLOCK },
         deliver: (reply) => {
           if (settled) return;
           if ("chunk" in reply) take(u, reply.chunk);

@@ -21,7 +21,7 @@ import {
   WorkspaceError,
 } from "../workspace/workspace.ts";
 import { globMatcher } from "./glob.ts";
-import { literalPrefilter } from "./prefilter.ts";
+import { literalPrefilter, requiredLiteral } from "./prefilter.ts";
 
 /** What a scan searches for, and its caps (the same for every unit). */
 export interface ScanQuery {
@@ -72,8 +72,6 @@ export interface UnitChunk {
   first?: number[];
   /** Files with matches since the previous chunk. */
   records: HitRecord[];
-  /** Matching time spent since the previous chunk, in ms (regex). */
-  matchMs: number;
   /** The unit's totals, on its last chunk. */
   done?: { searched: number; skipped: number; skips: number[] };
 }
@@ -175,7 +173,9 @@ export class UnitStopped extends Error {
  * {@linkcode UnitStopped}, when it answers true). A unit that alone fills
  * the cap stops once it knows its next file's walk skips. `pause`, when
  * given, is awaited at each report (the main thread gives the event loop
- * a turn there).
+ * a turn there). `matching[0]`, when given, holds the time (`Date.now()`)
+ * the regex match of the current file started, 0 between files: a watcher
+ * on another thread can tell a match that does not end.
  */
 export async function scanUnit(
   ws: Workspace,
@@ -184,11 +184,18 @@ export async function scanUnit(
   stopped: () => boolean,
   emit: (chunk: UnitChunk) => void,
   pause?: () => Promise<void>,
+  matching?: Float64Array,
 ): Promise<void> {
   const scratch = new Uint8Array(Math.min(q.maxReadBytes, SCRATCH_BYTES) + 1);
-  const mayContain = q.regex === undefined
-    ? literalPrefilter(q.query, q.caseSensitive)
-    : undefined;
+  // Files whose bytes cannot hold the query (or, for a case-sensitive
+  // regex, a run of characters every match holds) are never decoded.
+  let mayContain: ((bytes: Uint8Array) => boolean) | undefined;
+  if (q.regex === undefined) {
+    mayContain = literalPrefilter(q.query, q.caseSensitive);
+  } else if (q.caseSensitive) {
+    const literal = requiredLiteral(q.regex.source);
+    if (literal !== undefined) mayContain = literalPrefilter(literal, true);
+  }
   const re = q.regex === undefined
     ? undefined
     : new RegExp(q.regex.source, q.regex.flags);
@@ -200,7 +207,6 @@ export async function scanUnit(
   let skipped = 0;
   let found = 0;
   let examined = 0;
-  let matchMs = 0;
   let first: number[] | undefined;
   let records: HitRecord[] = [];
   // A record waits for the walk to reach the next file (its `next`).
@@ -215,11 +221,9 @@ export async function scanUnit(
       examined,
       first,
       records,
-      matchMs,
       done: done ? { searched, skipped, skips: skipsArray(skips) } : undefined,
     });
     records = [];
-    matchMs = 0;
     reportAt = performance.now() + REPORT_EVERY_MS;
   };
 
@@ -292,9 +296,9 @@ export async function scanUnit(
     const text = decodeText(bytes);
     let hits: LineHit[];
     if (re !== undefined) {
-      const started = performance.now();
+      if (matching !== undefined) matching[0] = Date.now();
       hits = regexLineHits(text, re, q.limit - found, q.maxLineChars);
-      matchMs += performance.now() - started;
+      if (matching !== undefined) matching[0] = 0;
     } else {
       hits = literalLineHits(text, q.query, q.caseSensitive, q.limit - found)
         .map(([line, lineText]) => [line, clip(lineText, q.maxLineChars)]);

@@ -43,6 +43,8 @@ async function run(job: ScanJob): Promise<void> {
       job.query,
       () => Atomics.load(stop, 0) !== 0,
       (chunk) => scope.postMessage({ id: job.id, chunk }),
+      undefined,
+      job.matching,
     );
   } catch (error) {
     if (error instanceof UnitStopped) {

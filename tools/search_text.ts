@@ -35,7 +35,11 @@ import { MAX_REGEX_LENGTH, prepareRegex, type SearchRegex } from "./regex.ts";
 import { matchLines, RegexBudget, RegexTimeoutError } from "./regex_worker.ts";
 import { scanSearch } from "./scan_pool.ts";
 
-/** Time one regex search may spend matching (not walking or reading), in ms. */
+/**
+ * Time a regex search may spend matching, in ms: in all (not walking or
+ * reading) when it runs on this thread, on any one file when scan workers
+ * run it.
+ */
 export const REGEX_BUDGET_MS = 3000;
 
 /** Longest line text returned per match, in characters. */
@@ -214,6 +218,8 @@ export function searchTextTool(
       let skips = walkSkips();
       // Set once the worker scan has answered: nothing is left to walk.
       let scanned = false;
+      // Whether the workers scan (their regex budget is per file).
+      const byWorkers = ws instanceof Workspace && start.info.isDirectory;
       // The files to search: the one named, or a walk of the directory.
       async function* files(): AsyncGenerator<
         {
@@ -283,7 +289,7 @@ export function searchTextTool(
       };
       try {
         // A directory of one workspace is scanned by worker threads.
-        if (ws instanceof Workspace && start.info.isDirectory) {
+        if (byWorkers) {
           const outcome = await scanSearch(ws, path, {
             query,
             regex,
@@ -360,6 +366,11 @@ export function searchTextTool(
         }
         await flush();
       } catch (error) {
+        if (error instanceof RegexTimeoutError && byWorkers) {
+          return toolError(
+            `The regular expression "${query}" took over ${REGEX_BUDGET_MS} ms to match the lines of one file and was stopped; simplify it (a pattern that backtracks), or search literally with regex: false.`,
+          );
+        }
         if (error instanceof RegexTimeoutError) {
           return toolError(
             `The regular expression "${query}" took too long (over ${REGEX_BUDGET_MS} ms of matching) and was stopped; narrow "path" or "glob", simplify it, or search literally with regex: false.`,
