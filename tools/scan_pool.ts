@@ -50,6 +50,10 @@ import {
   UnitStopped,
 } from "./scan_unit.ts";
 
+// An idle worker is stopped after this long (ms): warm for the next
+// search, but a live worker would keep a process that is done from ending.
+const IDLE_MS = 3000;
+
 /** Worker threads scans use by default. */
 export const SCAN_WORKERS = 2;
 
@@ -64,6 +68,7 @@ export function setScanWorkers(count: number): void {
   for (const slot of slots.filter((s) => s.job === undefined)) {
     if (slots.length <= poolSize) break;
     slots.splice(slots.indexOf(slot), 1);
+    clearTimeout(slot.idle);
     slot.worker.terminate();
   }
 }
@@ -140,6 +145,7 @@ export interface ScanOptions {
 
 interface Slot {
   worker: Worker;
+  idle?: ReturnType<typeof setTimeout>;
   matching: Float64Array;
   job: Running | undefined;
   started: boolean;
@@ -223,6 +229,7 @@ function spawn(): Slot | undefined {
 
 // Take a worker out of service; its job is scanned on the main thread.
 function retire(slot: Slot): void {
+  clearTimeout(slot.idle);
   const at = slots.indexOf(slot);
   if (at !== -1) slots.splice(at, 1);
   slot.worker.terminate();
@@ -233,6 +240,25 @@ function retire(slot: Slot): void {
 }
 
 function dispatch(): void {
+  try {
+    assign();
+  } finally {
+    for (const slot of slots) {
+      if (slot.job !== undefined || slot.idle !== undefined) continue;
+      const timer = setTimeout(() => {
+        slot.idle = undefined;
+        if (slot.job !== undefined) return;
+        const at = slots.indexOf(slot);
+        if (at !== -1) slots.splice(at, 1);
+        slot.worker.terminate();
+      }, IDLE_MS);
+      slot.idle = timer;
+      Deno.unrefTimer(timer);
+    }
+  }
+}
+
+function assign(): void {
   while (waiting.length > 0) {
     let slot = slots.find((s) => s.job === undefined);
     if (slot === undefined && !broken && slots.length < poolSize) {
@@ -247,6 +273,8 @@ function dispatch(): void {
     }
     const running = waiting.shift() as Running;
     if (Atomics.load(running.job.stop, 0) !== 0) continue;
+    clearTimeout(slot.idle);
+    slot.idle = undefined;
     slot.job = running;
     slot.matching[0] = 0;
     slot.worker.postMessage({ ...running.job, matching: slot.matching });
@@ -256,6 +284,7 @@ function dispatch(): void {
 /** Stop the scan workers (tests; a later scan starts new ones). */
 export function stopScanWorkers(): void {
   for (const slot of slots.splice(0)) {
+    clearTimeout(slot.idle);
     slot.worker.terminate();
     const running = slot.job;
     slot.job = undefined;
