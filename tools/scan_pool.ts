@@ -182,6 +182,27 @@ function workerUrl(): URL {
   return workerModule ?? new URL("./scan_worker.ts", import.meta.url);
 }
 
+let present: boolean | undefined;
+
+/**
+ * Whether scan workers can run here: their module is a file beside this
+ * one (not so in the bundle or a compiled binary, which then scan on the
+ * caller's thread as before), and no worker has failed to start.
+ */
+export function scanWorkersAvailable(): boolean {
+  if (broken) return false;
+  if (workerModule !== undefined) return true;
+  if (present === undefined) {
+    const url = workerUrl();
+    try {
+      present = url.protocol === "file:" && Deno.statSync(url).isFile;
+    } catch {
+      present = false;
+    }
+  }
+  return present;
+}
+
 function spawn(): Slot | undefined {
   let worker: Worker;
   try {

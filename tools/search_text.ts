@@ -33,7 +33,7 @@ import { GLOB_SYNTAX, globMatcher } from "./glob.ts";
 import { literalPrefilter } from "./prefilter.ts";
 import { MAX_REGEX_LENGTH, prepareRegex, type SearchRegex } from "./regex.ts";
 import { matchLines, RegexBudget, RegexTimeoutError } from "./regex_worker.ts";
-import { scanSearch } from "./scan_pool.ts";
+import { scanSearch, scanWorkersAvailable } from "./scan_pool.ts";
 
 /**
  * Time a regex search may spend matching, in ms: in all (not walking or
@@ -219,7 +219,8 @@ export function searchTextTool(
       // Set once the worker scan has answered: nothing is left to walk.
       let scanned = false;
       // Whether the workers scan (their regex budget is per file).
-      const byWorkers = ws instanceof Workspace && start.info.isDirectory;
+      const byWorkers = ws instanceof Workspace && start.info.isDirectory &&
+        scanWorkersAvailable();
       // The files to search: the one named, or a walk of the directory.
       async function* files(): AsyncGenerator<
         {
