@@ -21,6 +21,16 @@ import { WorkspaceResources } from "../resources/provider.ts";
 import { compareListed } from "../resources/listing.ts";
 import { call, textOf, toolServer } from "./tools_harness.ts";
 import { stopRegexWorker } from "../tools/regex_worker.ts";
+import { searchTextTool } from "../tools/search_text.ts";
+import {
+  scanSearch,
+  scanWorkersRunning,
+  setScanWorkers,
+  setScanWorkerUrl,
+  stopScanWorkers,
+} from "../tools/scan_pool.ts";
+import type { WorkspaceView } from "../workspace/roots.ts";
+import type { ToolContext } from "../mcp/tool.ts";
 
 /** Small caps, so that "oversized" files are cheap to make. */
 const MAX_READ = 2048;
@@ -602,6 +612,136 @@ Deno.test("differential: find_files, search_text and resources/list agree with t
       assert.ok(count >= 3, `only ${count} of ${what} over all seeds`);
     }
   } finally {
+    stopRegexWorker();
+  }
+});
+
+// The workspace behind a plain view: `search_text` then takes its
+// sequential path (one walk, one file after another, on this thread).
+function sequentialView(ws: Workspace): WorkspaceView {
+  return {
+    resolve: (path) => ws.resolve(path),
+    open: (target) => ws.open(target),
+    readFile: (target, options) => ws.readFile(target, options),
+    walk: (options) => ws.walk(options),
+  };
+}
+
+Deno.test("differential: search_text through scan workers answers exactly as the sequential scan, wherever the cap falls", async () => {
+  const ctx = { signal: NEVER, reportProgress() {} } as unknown as ToolContext;
+  const queries: Record<string, unknown>[] = [
+    { query: "needle" },
+    { query: "NEEDLE", caseSensitive: false },
+    { query: "needle\\d+ is", regex: true },
+    { query: "NEEDLE\\d", regex: true, caseSensitive: false },
+    { query: "needle", glob: "*.txt" },
+    { query: "no such text anywhere" },
+  ];
+  const limits = [1, 4, 100_000];
+  try {
+    for (const seed of SEEDS.slice(0, 4)) {
+      await withTree(seed, async (root) => {
+        const reference = new Reference(root);
+        const ws = await Workspace.open(root);
+        const dirs = reference.walk().filter((e) => e.isDirectory).map((e) =>
+          e.relative
+        );
+        const paths = ["", ...dirs.slice(0, 1)];
+        for (const limit of limits) {
+          const caps = { maxMatches: limit, maxReadBytes: MAX_READ };
+          const sequential = searchTextTool(sequentialView(ws), caps);
+          const parallel = searchTextTool(ws, caps);
+          for (const path of paths) {
+            for (const query of queries) {
+              const args = { ...query, path };
+              const expected = await sequential.run(args, ctx);
+              for (const workers of [1, 3]) {
+                setScanWorkers(workers);
+                const actual = await parallel.run(args, ctx);
+                const what = `${
+                  JSON.stringify(args)
+                }, limit ${limit}, ${workers} workers`;
+                if (!query.regex || !expected.structuredContent?.truncated) {
+                  assert.deepEqual(actual, expected, what);
+                  continue;
+                }
+                // A capped regex search read ahead in batches before, so
+                // its counts told how far the read-ahead went; the lines
+                // are the same.
+                const lines = (r: typeof actual) =>
+                  textOf(r).split("\n").filter((l) => !l.startsWith("["));
+                assert.deepEqual(lines(actual), lines(expected), what);
+                assert.equal(
+                  actual.structuredContent?.count,
+                  expected.structuredContent?.count,
+                  what,
+                );
+                assert.equal(actual.structuredContent?.truncated, true, what);
+              }
+            }
+          }
+        }
+        // Uncapped, every way agrees with the reference too.
+        const literal = reference.search((line) => line.includes("needle"));
+        for (const mainThread of [false, true]) {
+          const outcome = await scanSearch(ws, "", {
+            query: "needle",
+            caseSensitive: true,
+            maxReadBytes: MAX_READ,
+            limit: 100_000,
+            maxLineChars: 100_000,
+          }, { signal: NEVER, budgetMs: 60_000, mainThread });
+          assert.deepEqual(
+            outcome.matches.map((m) => `${m.path}:${m.line}:${m.text}`),
+            literal.lines,
+          );
+          assert.equal(outcome.searched, literal.searched);
+          assert.equal(outcome.skipped, literal.skipped);
+        }
+      });
+    }
+    assert.ok(scanWorkersRunning() > 0, "the scans ran in workers");
+  } finally {
+    setScanWorkers(2);
+    stopScanWorkers();
+    stopRegexWorker();
+  }
+});
+
+Deno.test("differential: a scan worker that cannot start or that crashes never fails the search; the main thread answers alike", async () => {
+  const ctx = { signal: NEVER, reportProgress() {} } as unknown as ToolContext;
+  const module = (code: string) =>
+    new URL(`data:application/javascript,${encodeURIComponent(code)}`);
+  const broken = [
+    // Fails while loading.
+    module("throw new Error('cannot load');"),
+    // Starts, then throws on its first job.
+    module(
+      "self.postMessage({ id: -1, ready: true }); self.onmessage = () => { throw new Error('crashed'); };",
+    ),
+    // Starts, then answers every job with an error.
+    module(
+      "self.postMessage({ id: -1, ready: true }); self.onmessage = (e) => self.postMessage({ id: e.data.id, error: 'failed' });",
+    ),
+  ];
+  try {
+    await withTree(3, async (root) => {
+      const ws = await Workspace.open(root);
+      const caps = { maxMatches: 5, maxReadBytes: MAX_READ };
+      const args = { query: "needle" };
+      const expected = await searchTextTool(sequentialView(ws), caps).run(
+        args,
+        ctx,
+      );
+      assert.ok(expected.structuredContent?.count, "the tree has matches");
+      for (const url of broken) {
+        setScanWorkerUrl(url);
+        const actual = await searchTextTool(ws, caps).run(args, ctx);
+        assert.deepEqual(actual, expected, url.href.slice(0, 80));
+      }
+    });
+  } finally {
+    setScanWorkerUrl(undefined);
     stopRegexWorker();
   }
 });

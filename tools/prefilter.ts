@@ -76,3 +76,95 @@ export function literalPrefilter(
   const find = bytesFinder(new TextEncoder().encode(query));
   return (bytes) => isUtf16(bytes) || find(bytes) !== -1;
 }
+
+/**
+ * A string that every match of the regex `source` (no flags) must contain,
+ * or `undefined` when none is found: the longest run of plain characters
+ * in the pattern's top-level sequence. Conservative: alternation at the
+ * top level, unusual escapes and anything it does not parse give
+ * `undefined`; groups, classes and optional characters end a run.
+ */
+export function requiredLiteral(source: string): string | undefined {
+  let depth = 0;
+  let best = "";
+  let run = "";
+  let lastLiteral = false;
+  const endRun = () => {
+    if (run.length > best.length) best = run;
+    run = "";
+    lastLiteral = false;
+  };
+  const add = (c: string) => {
+    if (depth > 0) return;
+    run += c;
+    lastLiteral = true;
+  };
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") {
+      const d = source[i + 1];
+      if (d === undefined) return undefined;
+      i++;
+      if ("dDwWsSbBnrtfv".includes(d)) endRun();
+      else if (/[\^$.*+?()[\]{}|/\\-]/.test(d)) add(d);
+      else return undefined; // \x41, \u…, \cX, \0, \1, \k<…>, \p{…}
+      continue;
+    }
+    if (c.charCodeAt(0) > 0x7f) {
+      endRun();
+      continue;
+    }
+    switch (c) {
+      case "[": {
+        // Skip the class to its closing bracket.
+        let j = i + 1;
+        if (source[j] === "^") j++;
+        if (source[j] === "]") j++;
+        while (j < source.length && source[j] !== "]") {
+          if (source[j] === "\\") j++;
+          j++;
+        }
+        if (j >= source.length) return undefined;
+        i = j;
+        endRun();
+        break;
+      }
+      case "(":
+        endRun();
+        depth++;
+        break;
+      case ")":
+        endRun();
+        depth--;
+        break;
+      case "|":
+        if (depth === 0) return undefined;
+        endRun();
+        break;
+      case "?":
+      case "*":
+        // The atom before is optional.
+        if (lastLiteral) run = run.slice(0, -1);
+        endRun();
+        break;
+      case "{": {
+        const quantifier = /^\{\d+(,\d*)?\}/.exec(source.slice(i));
+        if (quantifier === null) return undefined;
+        if (lastLiteral) run = run.slice(0, -1);
+        endRun();
+        i += quantifier[0].length - 1;
+        break;
+      }
+      case "+":
+      case ".":
+      case "^":
+      case "$":
+        endRun();
+        break;
+      default:
+        add(c);
+    }
+  }
+  endRun();
+  return best === "" ? undefined : best;
+}

@@ -1,5 +1,10 @@
 import { strict as assert } from "node:assert";
-import { bytesFinder, indexOfBytes, literalPrefilter } from "./prefilter.ts";
+import {
+  bytesFinder,
+  indexOfBytes,
+  literalPrefilter,
+  requiredLiteral,
+} from "./prefilter.ts";
 import { decodeText } from "../workspace/content.ts";
 
 const utf8 = (text: string) => new TextEncoder().encode(text);
@@ -179,6 +184,49 @@ Deno.test("literalPrefilter never says no where the decoded search finds", () =>
           assert.equal(test(bytes), true, `${JSON.stringify(text)} ${query}`);
         }
       }
+    }
+  }
+});
+
+Deno.test("requiredLiteral: the longest plain run every match holds, or none", () => {
+  const cases: [string, string | undefined][] = [
+    ["static\\s+int\\s+\\w+_probe\\(", "_probe("],
+    ["needle\\d+ is", "needle"],
+    ["foo|barbaz", undefined],
+    ["(foo|bar)bazq", "bazq"],
+    ["abcd?", "abc"],
+    ["abc*de", "ab"],
+    ["ab+c", "ab"],
+    ["x{2}yz", "yz"],
+    ["a{", undefined],
+    ["[abc]def", "def"],
+    ["[\\]x]yz", "yz"],
+    ["\\x41bc", undefined],
+    ["\\.config", ".config"],
+    ["^start$", "start"],
+    ["(?<=ab)cd", "cd"],
+    ["a.b", "a"],
+    ["ü+xyz", "xyz"],
+    ["\\d+", undefined],
+  ];
+  for (const [source, expected] of cases) {
+    assert.equal(requiredLiteral(source), expected, source);
+  }
+  // What it answers is in every line the regex matches.
+  const lines = [
+    "static int foo_probe(struct x)",
+    "static  int\tbar_probe(",
+    "needle12 is here",
+    "xxyz",
+    "abcde",
+    "abbbc",
+  ];
+  for (const [source] of cases) {
+    const literal = requiredLiteral(source);
+    if (literal === undefined) continue;
+    const re = new RegExp(source);
+    for (const line of lines) {
+      if (re.test(line)) assert.ok(line.includes(literal), `${source} ${line}`);
     }
   }
 });

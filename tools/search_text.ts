@@ -17,6 +17,7 @@ import {
   type ReadResult,
   type WalkEntry,
   walkSkips,
+  Workspace,
   WorkspaceError,
 } from "../workspace/workspace.ts";
 import type { WorkspaceView } from "../workspace/roots.ts";
@@ -33,8 +34,13 @@ import { GLOB_SYNTAX, globMatcher } from "./glob.ts";
 import { literalPrefilter } from "./prefilter.ts";
 import { MAX_REGEX_LENGTH, prepareRegex, type SearchRegex } from "./regex.ts";
 import { matchLines, RegexBudget, RegexTimeoutError } from "./regex_worker.ts";
+import { scanSearch, scanWorkersAvailable } from "./scan_pool.ts";
 
-/** Time one regex search may spend matching (not walking or reading), in ms. */
+/**
+ * Time a regex search may spend matching, in ms: in all (not walking or
+ * reading) when it runs on this thread, on any one file when scan workers
+ * run it.
+ */
 export const REGEX_BUDGET_MS = 3000;
 
 /** Longest line text returned per match, in characters. */
@@ -243,7 +249,12 @@ export function searchTextTool(
             `${examined} files examined`,
           ),
       );
-      const skips = walkSkips();
+      let skips = walkSkips();
+      // Set once the worker scan has answered: nothing is left to walk.
+      let scanned = false;
+      // Whether the workers scan (their regex budget is per file).
+      const byWorkers = ws instanceof Workspace && start.info.isDirectory &&
+        scanWorkersAvailable();
       // The files to search: the one named, or a walk of the directory.
       async function* files(): AsyncGenerator<
         {
@@ -253,6 +264,7 @@ export function searchTextTool(
           target: string | WalkEntry;
         }
       > {
+        if (scanned) return;
         if (start.info.isFile) {
           yield {
             relative: start.relative,
@@ -311,6 +323,30 @@ export function searchTextTool(
         batchLimit = Math.min(batchLimit * 2, BATCH_CHARS);
       };
       try {
+        // A directory of one workspace is scanned by worker threads.
+        if (byWorkers) {
+          const outcome = await scanSearch(ws, path, {
+            query,
+            regex,
+            caseSensitive,
+            glob: glob === undefined
+              ? undefined
+              : { pattern: glob, base: start.relative },
+            maxReadBytes: caps.maxReadBytes,
+            limit,
+            maxLineChars: MAX_LINE_CHARS,
+          }, {
+            signal: ctx.signal,
+            budgetMs: REGEX_BUDGET_MS,
+            progress: (count) =>
+              ctx.reportProgress(count, undefined, `${count} files examined`),
+          });
+          matches.push(...outcome.matches);
+          searched = outcome.searched;
+          skipped = outcome.skipped;
+          skips = outcome.skips;
+          scanned = true;
+        }
         for await (const file of files()) {
           examined++;
           if (pacer.due()) await pacer.pause();
@@ -365,6 +401,11 @@ export function searchTextTool(
         }
         await flush();
       } catch (error) {
+        if (error instanceof RegexTimeoutError && byWorkers) {
+          return toolError(
+            `The regular expression "${query}" took over ${REGEX_BUDGET_MS} ms to match the lines of one file and was stopped; simplify it (a pattern that backtracks), or search literally with regex: false.`,
+          );
+        }
         if (error instanceof RegexTimeoutError) {
           return toolError(
             `The regular expression "${query}" took too long (over ${REGEX_BUDGET_MS} ms of matching) and was stopped; narrow "path" or "glob", simplify it, or search literally with regex: false.`,

@@ -395,6 +395,14 @@ export class Workspace {
     return await readOpened(handle, options);
   }
 
+  /**
+   * Whether `entry`, yielded by a walk of this workspace, is a symbolic
+   * link (a walk lists a linked directory but never descends it).
+   */
+  isLink(entry: WalkEntry): boolean {
+    return this.#origins.get(entry)?.link ?? false;
+  }
+
   #findEntry(fs: RootFs, entry: WalkEntry): Found {
     const origin = this.#origins.get(entry);
     if (origin === undefined || !origin.frame.open || origin.link) {
@@ -817,6 +825,10 @@ export class Workspace {
         path,
         `"${path}" is a file, not a directory; use read_file or file_info for files.`,
       );
+    }
+    if (start.dir === undefined) {
+      // A directory whose metadata answers but that cannot be opened.
+      throw unreadable(path, "EACCES");
     }
     const skips = options.skips ?? walkSkips();
     const maxDepth = Math.min(options.maxDepth ?? Infinity, MAX_PATH_SEGMENTS);

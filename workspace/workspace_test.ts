@@ -569,10 +569,19 @@ Deno.test({
         let code = "read";
         try { await ws.readFile("locked.txt", { maxBytes: 100 }); }
         catch (error) { code = error instanceof WorkspaceError ? error.code : String(error); }
-        console.log(JSON.stringify({ uid: Deno.uid(), listed, skips, code }));
+        // A walk of the directory that cannot be opened fails as unreadable.
+        let walkCode = "walked";
+        try { for await (const _ of ws.walk({ path: "locked_dir" })) {} }
+        catch (error) { walkCode = error instanceof WorkspaceError ? error.code : String(error); }
+        console.log(JSON.stringify({ uid: Deno.uid(), listed, skips, code, walkCode }));
       `,
         [new URL("./workspace.ts", import.meta.url).href, base],
-      ) as { listed: string[]; skips: { unreadable: number }; code: string };
+      ) as {
+        listed: string[];
+        skips: { unreadable: number };
+        code: string;
+        walkCode: string;
+      };
       assert.deepEqual(result.listed, [
         "locked.txt",
         "locked_dir",
@@ -582,6 +591,7 @@ Deno.test({
       ]);
       assert.equal(result.skips.unreadable, 1);
       assert.equal(result.code, "unreadable");
+      assert.equal(result.walkCode, "unreadable");
     } finally {
       await Deno.chmod(`${base}/locked_dir`, 0o755).catch(() => {});
       await Deno.remove(base, { recursive: true });
