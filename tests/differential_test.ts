@@ -661,22 +661,10 @@ Deno.test("differential: search_text through scan workers answers exactly as the
                 const what = `${
                   JSON.stringify(args)
                 }, limit ${limit}, ${workers} workers`;
-                if (!query.regex || !expected.structuredContent?.truncated) {
-                  assert.deepEqual(actual, expected, what);
-                  continue;
-                }
-                // A capped regex search read ahead in batches before, so
-                // its counts told how far the read-ahead went; the lines
-                // are the same.
-                const lines = (r: typeof actual) =>
-                  textOf(r).split("\n").filter((l) => !l.startsWith("["));
-                assert.deepEqual(lines(actual), lines(expected), what);
-                assert.equal(
-                  actual.structuredContent?.count,
-                  expected.structuredContent?.count,
-                  what,
-                );
-                assert.equal(actual.structuredContent?.truncated, true, what);
+                // Capped regex searches too: both match file by file and
+                // stop after the file that fills the cap, so even the
+                // counts agree.
+                assert.deepEqual(actual, expected, what);
               }
             }
           }

@@ -224,6 +224,14 @@ export function stopRegexWorker(
 }
 
 /**
+ * What a search answers when its regex ran out of its budget (`budgetMs`)
+ * on one file's lines.
+ */
+export function regexTimeoutMessage(query: string, budgetMs: number): string {
+  return `The regular expression "${query}" took over ${budgetMs} ms to match the lines of one file and was stopped; simplify it (a pattern that backtracks), or search literally with regex: false.`;
+}
+
+/**
  * Lines of `texts` that `new RegExp(source, flags)` matches, at most
  * `limit`, each with its text cut at `maxChars` characters. The time the
  * worker spends on them is taken from `budget`; rejects with

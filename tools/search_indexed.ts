@@ -45,7 +45,12 @@ import {
 } from "./common.ts";
 import type { SearchRegex } from "./regex.ts";
 import { requiredRuns } from "./regex_literals.ts";
-import { matchLines, RegexBudget, RegexTimeoutError } from "./regex_worker.ts";
+import {
+  matchLines,
+  RegexBudget,
+  RegexTimeoutError,
+  regexTimeoutMessage,
+} from "./regex_worker.ts";
 
 /**
  * The parts of the scanning `search_text` an indexed answer must share
@@ -66,10 +71,6 @@ export interface ScanParts {
   regexBudgetMs: number;
   /** Longest line text per match. */
   maxLineChars: number;
-  /** The first regex batch, in chars. */
-  firstBatchChars: number;
-  /** The largest regex batch, in chars. */
-  batchChars: number;
   /** Largest file read into the reused buffer. */
   scratchBytes: number;
 }
@@ -340,49 +341,32 @@ async function search(
   let searched = 0;
   let skipped = 0;
   let stop = view.order.length;
-  const budget = new RegexBudget(parts.regexBudgetMs);
-  // The scan's regex batches: the texts it would hold (count and chars),
-  // of which only those that can match are matched: each line holding the
-  // regex's longest required run on its own (the worker matches line by
-  // line), or the whole text when there is no run.
+  // A regex is matched on each candidate's lines that hold its longest
+  // required run (the worker matches line by line), or on the whole text
+  // when there is no run; as in the scan, the budget bounds each file's
+  // match, and the search stops after the file that fills the cap.
   const lineFinder = regex === undefined ? undefined : linesHolding(call);
-  let batch: { path: string; text: string; line?: number }[] = [];
-  let batchTexts = 0;
-  let batchChars = 0;
-  let batchLimit = parts.firstBatchChars;
-  // Hits found ahead of the scan's flush that would count them: the first
-  // hits in order are the scan's matches either way, and once there are
-  // enough, no more files need reading (the counts come from the index).
-  const ahead: Match[] = [];
-  const match = async () => {
-    const room = limit - matches.length - ahead.length;
-    if (regex === undefined || batch.length === 0 || room <= 0) {
-      batch = [];
-      return;
-    }
+  const regexHits = async (relative: string, text: string) => {
+    const lines: { text: string; line?: number }[] = lineFinder === undefined
+      ? [{ text }]
+      : lineFinder(text).map(([line, lineText]) => ({ text: lineText, line }));
+    if (regex === undefined || lines.length === 0) return;
     const hits = await matchLines(
       regex.source,
       regex.flags,
-      batch.map((f) => f.text),
-      room,
-      budget,
+      lines.map((l) => l.text),
+      limit - matches.length,
+      new RegexBudget(parts.regexBudgetMs),
       call.signal,
       parts.maxLineChars,
     );
-    for (const [i, line, text] of hits) {
-      ahead.push({ path: batch[i].path, line: batch[i].line ?? line, text });
+    for (const [i, line, lineText] of hits) {
+      matches.push({
+        path: relative,
+        line: lines[i].line ?? line,
+        text: lineText,
+      });
     }
-    batch = [];
-  };
-  const flush = async () => {
-    if (regex === undefined || batchTexts === 0) return;
-    if (matches.length >= limit) return;
-    await match();
-    matches.push(...ahead);
-    ahead.length = 0;
-    batchTexts = 0;
-    batchChars = 0;
-    batchLimit = Math.min(batchLimit * 2, parts.batchChars);
   };
   try {
     for (let at = from; at < to; at++) {
@@ -402,24 +386,8 @@ async function search(
       searched++;
       const length = view.lengths[id];
       if (regex !== undefined) {
-        if (marks[id] === 1 && matches.length + ahead.length < limit) {
-          const text = await textOf(relative, length);
-          if (lineFinder === undefined) batch.push({ path: relative, text });
-          else {
-            for (const [line, lineText] of lineFinder(text)) {
-              batch.push({ path: relative, text: lineText, line });
-            }
-          }
-        }
-        batchTexts++;
-        batchChars += length;
-        if (batchChars >= batchLimit) await flush();
-        else if (
-          batch.length >= Math.max(32, limit - matches.length - ahead.length)
-        ) {
-          // As many lines as matches still wanted: match them now, and
-          // read no further than needed.
-          await match();
+        if (marks[id] === 1) {
+          await regexHits(relative, await textOf(relative, length));
         }
       } else if (marks[id] === 1) {
         const hits = await parts.literalMatches(
@@ -434,12 +402,9 @@ async function search(
         }
       }
     }
-    await flush();
   } catch (error) {
     if (error instanceof RegexTimeoutError) {
-      return toolError(
-        `The regular expression "${query}" took too long (over ${parts.regexBudgetMs} ms of matching) and was stopped; narrow "path" or "glob", simplify it, or search literally with regex: false.`,
-      );
+      return toolError(regexTimeoutMessage(query, parts.regexBudgetMs));
     }
     throw error;
   }

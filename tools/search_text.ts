@@ -33,25 +33,23 @@ import {
 import { GLOB_SYNTAX, globMatcher } from "./glob.ts";
 import { literalPrefilter } from "./prefilter.ts";
 import { MAX_REGEX_LENGTH, prepareRegex, type SearchRegex } from "./regex.ts";
-import { matchLines, RegexBudget, RegexTimeoutError } from "./regex_worker.ts";
+import {
+  matchLines,
+  RegexBudget,
+  RegexTimeoutError,
+  regexTimeoutMessage,
+} from "./regex_worker.ts";
 import { scanSearch, scanWorkersAvailable } from "./scan_pool.ts";
 
 /**
- * Time a regex search may spend matching, in ms: in all (not walking or
- * reading) when it runs on this thread, on any one file when scan workers
- * run it.
+ * Time a regex search may spend matching any one file's lines, in ms (not
+ * walking or reading): a regex that matches in linear time never runs out
+ * of it however large the tree.
  */
 export const REGEX_BUDGET_MS = 3000;
 
 /** Longest line text returned per match, in characters. */
 export const MAX_LINE_CHARS = 400;
-
-// Files are handed to the regex worker in batches of about this many chars.
-const BATCH_CHARS = 1 << 20;
-
-// The first batch of a search, in chars; each next one doubles, up to
-// BATCH_CHARS.
-const FIRST_BATCH_CHARS = 32 * 1024;
 
 // Largest file read into the search's reused buffer.
 const SCRATCH_BYTES = 1 << 20;
@@ -231,8 +229,6 @@ export function searchTextTool(
           clip,
           regexBudgetMs: REGEX_BUDGET_MS,
           maxLineChars: MAX_LINE_CHARS,
-          firstBatchChars: FIRST_BATCH_CHARS,
-          batchChars: BATCH_CHARS,
           scratchBytes: SCRATCH_BYTES,
         });
         if (answer !== undefined) return answer;
@@ -297,31 +293,6 @@ export function searchTextTool(
       const matches: Match[] = [];
       let searched = 0;
       let skipped = 0;
-      const budget = new RegexBudget(REGEX_BUDGET_MS);
-      let batch: { path: string; text: string }[] = [];
-      let batchChars = 0;
-      // Small batches first, so a search whose matches come early stops
-      // early; larger ones later, for throughput.
-      let batchLimit = FIRST_BATCH_CHARS;
-      const flush = async () => {
-        if (regex === undefined || batch.length === 0) return;
-        if (matches.length >= limit) return;
-        const hits = await matchLines(
-          regex.source,
-          regex.flags,
-          batch.map((f) => f.text),
-          limit - matches.length,
-          budget,
-          ctx.signal,
-          MAX_LINE_CHARS,
-        );
-        for (const [index, line, text] of hits) {
-          matches.push({ path: batch[index].path, line, text });
-        }
-        batch = [];
-        batchChars = 0;
-        batchLimit = Math.min(batchLimit * 2, BATCH_CHARS);
-      };
       try {
         // A directory of one workspace is scanned by worker threads.
         if (byWorkers) {
@@ -383,9 +354,21 @@ export function searchTextTool(
           if (mayContain !== undefined && !mayContain(bytes)) continue;
           const text = decodeText(bytes);
           if (regex !== undefined) {
-            batch.push({ path: file.relative, text });
-            batchChars += text.length;
-            if (batchChars >= batchLimit) await flush();
+            // File by file, as the workers match: the budget bounds each
+            // file's match, and the search stops after the file that
+            // fills the cap, whichever path ran it.
+            const hits = await matchLines(
+              regex.source,
+              regex.flags,
+              [text],
+              limit - matches.length,
+              new RegexBudget(REGEX_BUDGET_MS),
+              ctx.signal,
+              MAX_LINE_CHARS,
+            );
+            for (const [, line, lineText] of hits) {
+              matches.push({ path: file.relative, line, text: lineText });
+            }
           } else {
             const hits = await literalMatches(
               text,
@@ -399,17 +382,9 @@ export function searchTextTool(
             }
           }
         }
-        await flush();
       } catch (error) {
-        if (error instanceof RegexTimeoutError && byWorkers) {
-          return toolError(
-            `The regular expression "${query}" took over ${REGEX_BUDGET_MS} ms to match the lines of one file and was stopped; simplify it (a pattern that backtracks), or search literally with regex: false.`,
-          );
-        }
         if (error instanceof RegexTimeoutError) {
-          return toolError(
-            `The regular expression "${query}" took too long (over ${REGEX_BUDGET_MS} ms of matching) and was stopped; narrow "path" or "glob", simplify it, or search literally with regex: false.`,
-          );
+          return toolError(regexTimeoutMessage(query, REGEX_BUDGET_MS));
         }
         throw error;
       }
