@@ -292,9 +292,11 @@ async function main(args: string[]): Promise<number> {
       const {
         clientConfig,
         clientListText,
+        httpClientConfig,
         isClient,
         launchCommand,
         unknownClientMessage,
+        unreachableAddressProblem,
       } = await import("./cli/config.ts");
       // Configuration text on stdout is the point of this command (it can
       // be redirected into the client's file); the hint goes to stderr.
@@ -306,6 +308,14 @@ async function main(args: string[]): Promise<number> {
         console.error(`shipcode-mcp: ${unknownClientMessage(command.client)}`);
         return 2;
       }
+      // With --http the client connects to a URL: the address must be one
+      // it can connect to.
+      const http = command.config.http;
+      const problem = http === "" ? undefined : unreachableAddressProblem(http);
+      if (problem !== undefined) {
+        console.error(`shipcode-mcp: ${problem}`);
+        return 2;
+      }
       const launch = launchCommand({
         standalone: Deno.build.standalone,
         execPath: Deno.execPath(),
@@ -314,7 +324,9 @@ async function main(args: string[]): Promise<number> {
         windows: Deno.build.os === "windows",
         exists: isFile,
       }, command.config);
-      const { text, hint } = clientConfig(command.client, launch);
+      const { text, hint } = http === ""
+        ? clientConfig(command.client, launch)
+        : httpClientConfig(command.client, launch, command.config);
       await writeAll(Deno.stdout, encoder.encode(text));
       console.error(hint);
       return 0;
