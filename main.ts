@@ -465,7 +465,12 @@ async function serveOverHttp(config: Config): Promise<number> {
       ? "the address is in use; choose another port (or 0 for any free one)"
       : error instanceof Deno.errors.NotCapable ||
           error instanceof Deno.errors.PermissionDenied
-      ? `run deno with --allow-net=${config.http}`
+      ? `run deno with --allow-net=${config.http}${
+        // From source, most likely through `deno task start`, which grants
+        // reading only: the task that grants the rest is `serve`.
+        Deno.mainModule.endsWith("/main.ts")
+          ? ` (from the repository: deno task serve --http ${config.http})`
+          : ""}`
       : (error as Error).message;
     console.error(`shipcode-mcp: cannot listen on ${config.http}: ${why}.`);
     return 1;
