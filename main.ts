@@ -324,9 +324,14 @@ async function main(args: string[]): Promise<number> {
         windows: Deno.build.os === "windows",
         exists: isFile,
       }, command.config);
+      // A compiled binary has the permissions it was built with: reading.
       const { text, hint } = http === ""
         ? clientConfig(command.client, launch)
-        : httpClientConfig(command.client, launch, command.config);
+        : httpClientConfig(
+          command.client,
+          Deno.build.standalone ? undefined : launch,
+          command.config,
+        );
       await writeAll(Deno.stdout, encoder.encode(text));
       console.error(hint);
       return 0;
@@ -465,12 +470,14 @@ async function serveOverHttp(config: Config): Promise<number> {
       ? "the address is in use; choose another port (or 0 for any free one)"
       : error instanceof Deno.errors.NotCapable ||
           error instanceof Deno.errors.PermissionDenied
-      ? `run deno with --allow-net=${config.http}${
-        // From source, most likely through `deno task start`, which grants
-        // reading only: the task that grants the rest is `serve`.
-        Deno.mainModule.endsWith("/main.ts")
-          ? ` (from the repository: deno task serve --http ${config.http})`
-          : ""}`
+      ? Deno.build.standalone
+        ? `this compiled binary reads files only; from the repository, serve with deno task serve --http ${config.http}`
+        : `run deno with --allow-net=${config.http}${
+          // From source, most likely through `deno task start`, which
+          // grants reading only: the task that grants the rest is `serve`.
+          Deno.mainModule.endsWith("/main.ts")
+            ? ` (from the repository: deno task serve --http ${config.http})`
+            : ""}`
       : (error as Error).message;
     console.error(`shipcode-mcp: cannot listen on ${config.http}: ${why}.`);
     return 1;

@@ -230,7 +230,9 @@ export const VSCODE_TOKEN_INPUT = "shipcode-token";
 /**
  * The ready-to-paste configuration that connects `client` to a server run
  * separately with `--http` (`config.http`, which
- * {@linkcode unreachableAddressProblem} accepts), started by `server`. With
+ * {@linkcode unreachableAddressProblem} accepts), started by `server`, or
+ * undefined when this program cannot listen (a compiled binary, built to
+ * read files only: the hint then says to serve from source). With
  * `--auth-token-env NAME` the token is never written out: each client
  * reads it from `NAME` (Claude Code through the shell, Cursor from its
  * environment), asks for it (VS Code), or gets a placeholder to replace
@@ -238,14 +240,18 @@ export const VSCODE_TOKEN_INPUT = "shipcode-token";
  */
 export function httpClientConfig(
   client: Client,
-  server: Launch,
+  server: Launch | undefined,
   config: Pick<Config, "http" | "authTokenEnv">,
 ): ClientConfig {
   const url = httpUrl(config.http);
   const token = config.authTokenEnv;
   const start = `Start the server separately, where clients can reach it${
     token === "" ? "" : `, with the token in environment variable ${token}`
-  }: ${[server.command, ...server.args].map(shellQuote).join(" ")}`;
+  }: ${
+    server === undefined
+      ? `this compiled binary reads files only and cannot listen, so from the repository run deno task serve with the same flags and --http ${config.http}`
+      : [server.command, ...server.args].map(shellQuote).join(" ")
+  }`;
   const done = (text: string, where: string) => ({
     text,
     hint: `${where}\n${start}`,

@@ -331,6 +331,14 @@ Deno.test("httpClientConfig: the second hint line starts the server with --allow
   );
   assert.match(start, /with the token in environment variable MCP_TOKEN: /);
   assert.match(start, / --allow-env=MCP_TOKEN --no-prompt /);
+  // A compiled binary, built to read files only, cannot be that server.
+  const [, binary] = hintLines(
+    httpClientConfig("cursor", undefined, overHttp).hint,
+  );
+  assert.match(
+    binary,
+    /compiled binary reads files only.*deno task serve .*--http 127\.0\.0\.1:8080$/,
+  );
 });
 
 Deno.test("httpClientConfig: claude-code adds the URL over http, not a stdio command", () => {
