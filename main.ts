@@ -292,9 +292,11 @@ async function main(args: string[]): Promise<number> {
       const {
         clientConfig,
         clientListText,
+        httpClientConfig,
         isClient,
         launchCommand,
         unknownClientMessage,
+        unreachableAddressProblem,
       } = await import("./cli/config.ts");
       // Configuration text on stdout is the point of this command (it can
       // be redirected into the client's file); the hint goes to stderr.
@@ -306,6 +308,14 @@ async function main(args: string[]): Promise<number> {
         console.error(`shipcode-mcp: ${unknownClientMessage(command.client)}`);
         return 2;
       }
+      // With --http the client connects to a URL: the address must be one
+      // it can connect to.
+      const http = command.config.http;
+      const problem = http === "" ? undefined : unreachableAddressProblem(http);
+      if (problem !== undefined) {
+        console.error(`shipcode-mcp: ${problem}`);
+        return 2;
+      }
       const launch = launchCommand({
         standalone: Deno.build.standalone,
         execPath: Deno.execPath(),
@@ -314,7 +324,14 @@ async function main(args: string[]): Promise<number> {
         windows: Deno.build.os === "windows",
         exists: isFile,
       }, command.config);
-      const { text, hint } = clientConfig(command.client, launch);
+      // A compiled binary has the permissions it was built with: reading.
+      const { text, hint } = http === ""
+        ? clientConfig(command.client, launch)
+        : httpClientConfig(
+          command.client,
+          Deno.build.standalone ? undefined : launch,
+          command.config,
+        );
       await writeAll(Deno.stdout, encoder.encode(text));
       console.error(hint);
       return 0;
@@ -453,7 +470,14 @@ async function serveOverHttp(config: Config): Promise<number> {
       ? "the address is in use; choose another port (or 0 for any free one)"
       : error instanceof Deno.errors.NotCapable ||
           error instanceof Deno.errors.PermissionDenied
-      ? `run deno with --allow-net=${config.http}`
+      ? Deno.build.standalone
+        ? `this compiled binary reads files only; from the repository, serve with deno task serve --http ${config.http}`
+        : `run deno with --allow-net=${config.http}${
+          // From source, most likely through `deno task start`, which
+          // grants reading only: the task that grants the rest is `serve`.
+          Deno.mainModule.endsWith("/main.ts")
+            ? ` (from the repository: deno task serve --http ${config.http})`
+            : ""}`
       : (error as Error).message;
     console.error(`shipcode-mcp: cannot listen on ${config.http}: ${why}.`);
     return 1;

@@ -14,6 +14,7 @@ import {
   FEATURES,
   FLAGS,
   formatValue,
+  parseAddress,
 } from "./flags.ts";
 import {
   type DenoInstall,
@@ -122,7 +123,11 @@ export function launchCommand(
 export interface ClientConfig {
   /** What to paste: JSON, or a shell command line; ends with a newline. */
   text: string;
-  /** One line saying where `text` goes (printed to stderr). */
+  /**
+   * One line saying where `text` goes (printed to stderr); for a server
+   * over HTTP ({@linkcode httpClientConfig}), a second line with the
+   * command that starts the server.
+   */
   hint: string;
 }
 
@@ -179,6 +184,173 @@ export function clientConfig(client: Client, launch: Launch): ClientConfig {
   }
 }
 
+/**
+ * Why clients cannot be configured to connect to `http` (the `--http`
+ * value, `HOST:PORT`) as given, in one line, or undefined when they can:
+ * a server listening on every interface (0.0.0.0, ::) is reached at one of
+ * its addresses, not at that one, and port 0 is whichever port is free when
+ * the server starts.
+ */
+export function unreachableAddressProblem(http: string): string | undefined {
+  const { hostname, port } = parseAddress(http);
+  if (/^0+(\.0+){3}$/.test(hostname) || /^[0:]+$/.test(hostname)) {
+    return `--http ${http} listens on every network interface, an address no client can connect to; give config the address clients use to reach the server, for example --http 127.0.0.1:${
+      port === 0 ? 8080 : port
+    } (or this machine's name or network address).`;
+  }
+  if (port === 0) {
+    return `--http ${http} takes whichever port is free when the server starts, which a client cannot be told in advance; choose a port, for example --http ${
+      http.slice(0, http.lastIndexOf(":"))
+    }:8080.`;
+  }
+  return undefined;
+}
+
+/** The URL a client connects to for a server started with `--http http`. */
+export function httpUrl(http: string): string {
+  return `http://${http}/mcp`;
+}
+
+/**
+ * The stdio bridge that connects Claude Desktop to a URL, pinned: Claude
+ * Desktop runs only local servers from its configuration file.
+ */
+export const MCP_REMOTE = "mcp-remote@0.15.1";
+
+/**
+ * The variable that carries `Authorization`'s value to {@linkcode
+ * MCP_REMOTE}: a header argument with a space in it is split on Windows,
+ * a variable's value is not.
+ */
+export const BRIDGE_AUTH_VARIABLE = "SHIPCODE_AUTHORIZATION";
+
+/** The id of the VS Code input that asks for the bearer token. */
+export const VSCODE_TOKEN_INPUT = "shipcode-token";
+
+/**
+ * The ready-to-paste configuration that connects `client` to a server run
+ * separately with `--http` (`config.http`, which
+ * {@linkcode unreachableAddressProblem} accepts), started by `server`, or
+ * undefined when this program cannot listen (a compiled binary, built to
+ * read files only: the hint then says to serve from source). With
+ * `--auth-token-env NAME` the token is never written out: each client
+ * reads it from `NAME` (Claude Code through the shell, Cursor from its
+ * environment), asks for it (VS Code), or gets a placeholder to replace
+ * (Claude Desktop, whose bridge gets no environment of the user's).
+ */
+export function httpClientConfig(
+  client: Client,
+  server: Launch | undefined,
+  config: Pick<Config, "http" | "authTokenEnv">,
+): ClientConfig {
+  const url = httpUrl(config.http);
+  const token = config.authTokenEnv;
+  const start = `Start the server separately, where clients can reach it${
+    token === "" ? "" : `, with the token in environment variable ${token}`
+  }: ${
+    server === undefined
+      ? `this compiled binary reads files only and cannot listen, so from the repository run deno task serve with the same flags and --http ${config.http}`
+      : [server.command, ...server.args].map(shellQuote).join(" ")
+  }`;
+  const done = (text: string, where: string) => ({
+    text,
+    hint: `${where}\n${start}`,
+  });
+  switch (client) {
+    case "claude-desktop": {
+      const { hostname } = parseAddress(config.http);
+      const args = ["-y", MCP_REMOTE, url];
+      // The bridge refuses plain http:// to anything but the loopback
+      // names it knows.
+      if (hostname !== "127.0.0.1" && hostname !== "localhost") {
+        args.push("--allow-http");
+      }
+      const entry: Record<string, unknown> = { command: "npx", args };
+      if (token !== "") {
+        args.push("--header", `Authorization:\${${BRIDGE_AUTH_VARIABLE}}`);
+        entry.env = {
+          [BRIDGE_AUTH_VARIABLE]: `Bearer <the token in ${token}>`,
+        };
+      }
+      return done(
+        json({ mcpServers: { [SERVER_NAME]: entry } }),
+        `Claude Desktop takes no URL in its configuration file, and its custom connectors (Settings > Connectors) connect from Anthropic's cloud, which cannot reach this machine; so this entry runs the ${MCP_REMOTE} bridge (Node.js's npx), stdio to Claude Desktop and HTTP to the server. Merge it into claude_desktop_config.json ("mcpServers"; macOS: ~/Library/Application Support/Claude/, Windows: %APPDATA%\\Claude\\)${
+          token === ""
+            ? ""
+            : `, replace the placeholder in "env" with the token (after "Bearer ")`
+        }, then restart Claude Desktop.`,
+      );
+    }
+    case "claude-code":
+      return done(
+        [
+          "claude",
+          "mcp",
+          "add",
+          "--transport",
+          "http",
+          SERVER_NAME,
+          url,
+        ].map(shellQuote).join(" ") +
+          // --header takes several values: it goes after the name and URL.
+          // Double quotes: the shell puts the token in, from the variable.
+          (token === "" ? "" : ` --header "Authorization: Bearer $${token}"`) +
+          "\n",
+        token === ""
+          ? 'Run this command; add --scope project after "add" to share it through the project\'s .mcp.json.'
+          : `Run this command in a shell where ${token} holds the token, which the shell puts in (and Claude Code then keeps; do not add --scope project, which would write it into the project's .mcp.json).`,
+      );
+    case "cursor":
+      return done(
+        json({
+          mcpServers: {
+            [SERVER_NAME]: {
+              url,
+              ...(token === "" ? {} : {
+                headers: { Authorization: `Bearer \${env:${token}}` },
+              }),
+            },
+          },
+        }),
+        `Save as .cursor/mcp.json in the project (or ~/.cursor/mcp.json for every project), merging into an existing "mcpServers"${
+          token === ""
+            ? "."
+            : `; Cursor reads ${token} from its own environment, so start Cursor where it holds the token.`
+        }`,
+      );
+    case "vscode":
+      return done(
+        json({
+          servers: {
+            [SERVER_NAME]: {
+              type: "http",
+              url,
+              ...(token === "" ? {} : {
+                headers: {
+                  Authorization: `Bearer \${input:${VSCODE_TOKEN_INPUT}}`,
+                },
+              }),
+            },
+          },
+          ...(token === "" ? {} : {
+            inputs: [{
+              type: "promptString",
+              id: VSCODE_TOKEN_INPUT,
+              description:
+                `Bearer token of the shipcode server (the value of ${token})`,
+              password: true,
+            }],
+          }),
+        }),
+        `Save as .vscode/mcp.json in the workspace, merging into an existing "servers"${
+          token === ""
+            ? "."
+            : ` and "inputs"; VS Code asks for the token once and keeps it in its secret storage.`
+        }`,
+      );
+  }
+}
+
 /** What `shipcode-mcp config` prints without a client name. */
 export function clientListText(): string {
   return `Print a ready-to-paste configuration for an MCP client:
@@ -189,7 +361,9 @@ export function clientListText(): string {
   shipcode-mcp config vscode           .vscode/mcp.json ("servers", type stdio)
 
 Flags given after the client name (--root DIR, --watch, ...) are carried into
-the configuration; the root defaults to the current directory.
+the configuration; the root defaults to the current directory. With
+--http HOST:PORT it connects the client to http://HOST:PORT/mcp instead, and
+says how to start that server.
 `;
 }
 

@@ -5,19 +5,24 @@
 
 import { strict as assert } from "node:assert";
 import {
+  BRIDGE_AUTH_VARIABLE,
   clientConfig,
   clientListText,
   CLIENTS,
+  httpClientConfig,
   isClient,
   type Launch,
   launchCommand,
+  MCP_REMOTE,
   serveArgs,
   SERVER_NAME,
   shellQuote,
   unknownClientMessage,
+  unreachableAddressProblem,
+  VSCODE_TOKEN_INPUT,
 } from "./config.ts";
 import { type Config, DEFAULTS, FEATURES } from "./flags.ts";
-import { DENO_RUN_FLAGS } from "./run_command.ts";
+import { DENO_RUN_FLAGS, V8_FLAGS_ARG } from "./run_command.ts";
 
 const ROOT = "/home/ada/my project";
 const config: Config = { root: [ROOT], ...DEFAULTS };
@@ -297,4 +302,169 @@ Deno.test("launchCommand: with --http, the network only at that address, the env
     "--allow-env=TOK",
     "--no-prompt",
   ]);
+});
+
+const overHttp: Config = { ...config, http: "127.0.0.1:8080" };
+const withToken: Config = { ...overHttp, authTokenEnv: "MCP_TOKEN" };
+const URL_8080 = "http://127.0.0.1:8080/mcp";
+
+/** The two lines of an HTTP configuration's hint. */
+function hintLines(hint: string): [string, string] {
+  const lines = hint.split("\n");
+  assert.equal(lines.length, 2, hint);
+  return [lines[0], lines[1]];
+}
+
+Deno.test("httpClientConfig: the second hint line starts the server with --allow-net at its address only", () => {
+  const server = launchCommand(underDeno, overHttp);
+  for (const client of CLIENTS) {
+    const { hint } = httpClientConfig(client, server, overHttp);
+    const [, start] = hintLines(hint);
+    assert.equal(
+      start,
+      `Start the server separately, where clients can reach it: /usr/local/bin/deno run --allow-read --allow-net=127.0.0.1:8080 --no-prompt ${V8_FLAGS_ARG} /src/shipcode/main.ts --root '${ROOT}' --http 127.0.0.1:8080`,
+    );
+  }
+  const tokenServer = launchCommand(underDeno, withToken);
+  const [, start] = hintLines(
+    httpClientConfig("cursor", tokenServer, withToken).hint,
+  );
+  assert.match(start, /with the token in environment variable MCP_TOKEN: /);
+  assert.match(start, / --allow-env=MCP_TOKEN --no-prompt /);
+  // A compiled binary, built to read files only, cannot be that server.
+  const [, binary] = hintLines(
+    httpClientConfig("cursor", undefined, overHttp).hint,
+  );
+  assert.match(
+    binary,
+    /compiled binary reads files only.*deno task serve .*--http 127\.0\.0\.1:8080$/,
+  );
+});
+
+Deno.test("httpClientConfig: claude-code adds the URL over http, not a stdio command", () => {
+  const { text, hint } = httpClientConfig("claude-code", launch, overHttp);
+  assert.equal(
+    text,
+    `claude mcp add --transport http shipcode ${URL_8080}\n`,
+  );
+  assert.match(hintLines(hint)[0], /--scope project/);
+});
+
+Deno.test("httpClientConfig: claude-code with a token takes it from the variable through a real shell, after the URL", async () => {
+  const { text, hint } = httpClientConfig("claude-code", launch, withToken);
+  assert.ok(!text.includes("s3cret"));
+  const script = text.trimEnd().replace(/^claude /, "printf '%s\\n' ");
+  const out = await new Deno.Command("sh", {
+    args: ["-c", script],
+    env: { MCP_TOKEN: "s3cret value" },
+  }).output();
+  assert.equal(out.code, 0);
+  // --header takes several values, so it comes after the name and URL.
+  assert.deepEqual(new TextDecoder().decode(out.stdout).trimEnd().split("\n"), [
+    "mcp",
+    "add",
+    "--transport",
+    "http",
+    SERVER_NAME,
+    URL_8080,
+    "--header",
+    "Authorization: Bearer s3cret value",
+  ]);
+  const [where] = hintLines(hint);
+  assert.match(where, /MCP_TOKEN/);
+  assert.match(where, /do not add --scope project/);
+});
+
+Deno.test("httpClientConfig: cursor gets a url, and a header read from its environment with a token", () => {
+  assert.deepEqual(
+    JSON.parse(httpClientConfig("cursor", launch, overHttp).text),
+    { mcpServers: { [SERVER_NAME]: { url: URL_8080 } } },
+  );
+  const { text, hint } = httpClientConfig("cursor", launch, withToken);
+  assert.deepEqual(JSON.parse(text), {
+    mcpServers: {
+      [SERVER_NAME]: {
+        url: URL_8080,
+        headers: { Authorization: "Bearer ${env:MCP_TOKEN}" },
+      },
+    },
+  });
+  assert.match(hintLines(hint)[0], /\.cursor\/mcp\.json.*MCP_TOKEN/);
+});
+
+Deno.test("httpClientConfig: vscode gets type http and a url, and asks for a token as a password input", () => {
+  assert.deepEqual(
+    JSON.parse(httpClientConfig("vscode", launch, overHttp).text),
+    { servers: { [SERVER_NAME]: { type: "http", url: URL_8080 } } },
+  );
+  const parsed = JSON.parse(httpClientConfig("vscode", launch, withToken).text);
+  assert.deepEqual(parsed.servers[SERVER_NAME], {
+    type: "http",
+    url: URL_8080,
+    headers: { Authorization: `Bearer \${input:${VSCODE_TOKEN_INPUT}}` },
+  });
+  assert.equal(parsed.inputs.length, 1);
+  assert.equal(parsed.inputs[0].type, "promptString");
+  assert.equal(parsed.inputs[0].id, VSCODE_TOKEN_INPUT);
+  assert.equal(parsed.inputs[0].password, true);
+  assert.match(parsed.inputs[0].description, /MCP_TOKEN/);
+});
+
+Deno.test("httpClientConfig: claude-desktop, which takes no URL, runs the pinned mcp-remote bridge", () => {
+  const { text, hint } = httpClientConfig("claude-desktop", launch, overHttp);
+  assert.deepEqual(JSON.parse(text), {
+    mcpServers: {
+      [SERVER_NAME]: { command: "npx", args: ["-y", MCP_REMOTE, URL_8080] },
+    },
+  });
+  assert.match(MCP_REMOTE, /^mcp-remote@\d+\.\d+\.\d+$/);
+  const [where] = hintLines(hint);
+  assert.match(where, /claude_desktop_config\.json/);
+  assert.match(where, /Settings > Connectors/);
+  // Plain http:// beyond the loopback names needs the bridge's consent.
+  const lan = { ...overHttp, http: "192.168.1.5:8080" };
+  assert.deepEqual(
+    JSON.parse(httpClientConfig("claude-desktop", launch, lan).text)
+      .mcpServers[SERVER_NAME].args,
+    ["-y", MCP_REMOTE, "http://192.168.1.5:8080/mcp", "--allow-http"],
+  );
+  const entry = JSON.parse(
+    httpClientConfig("claude-desktop", launch, withToken).text,
+  ).mcpServers[SERVER_NAME];
+  // No space inside an argument (Windows splits those); a placeholder,
+  // never a token.
+  assert.deepEqual(entry.args, [
+    "-y",
+    MCP_REMOTE,
+    URL_8080,
+    "--header",
+    `Authorization:\${${BRIDGE_AUTH_VARIABLE}}`,
+  ]);
+  assert.deepEqual(entry.env, {
+    [BRIDGE_AUTH_VARIABLE]: "Bearer <the token in MCP_TOKEN>",
+  });
+});
+
+Deno.test("httpClientConfig: no client is told to spawn the server itself", () => {
+  for (const client of CLIENTS) {
+    const { text } = httpClientConfig(client, launch, withToken);
+    assert.ok(!text.includes("stdio"), `${client}: ${text}`);
+    assert.ok(!text.includes(launch.command), `${client}: ${text}`);
+    assert.ok(text.includes(URL_8080), `${client}: ${text}`);
+  }
+});
+
+Deno.test("unreachableAddressProblem: every interface, or any free port, cannot be connected to", () => {
+  for (const http of ["127.0.0.1:8080", "[::1]:9000", "mcp.example:80"]) {
+    assert.equal(unreachableAddressProblem(http), undefined, http);
+  }
+  for (const http of ["0.0.0.0:8080", "[::]:8080", "0.0.0.0:0"]) {
+    const problem = unreachableAddressProblem(http) ?? "";
+    assert.match(problem, /every network interface/, http);
+    assert.match(problem, /--http 127\.0\.0\.1:8080/, http);
+    assert.ok(!problem.includes("\n"));
+  }
+  const problem = unreachableAddressProblem("[::1]:0") ?? "";
+  assert.match(problem, /free/);
+  assert.match(problem, /for example --http \[::1\]:8080\.$/);
 });

@@ -106,6 +106,20 @@ Deno.test("DENO_RUN_FLAGS: the start task and shipcode.yml run the server with t
   assert.match(yml, new RegExp(`^run: deno run ${flags} `, "m"));
 });
 
+Deno.test("the serve task runs scripts/serve.ts, which gives the server permissionFlags, as start does from the directory it is run in", async () => {
+  const tasks = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)))
+    .tasks as Record<string, string>;
+  const launcher =
+    'deno run --allow-read --allow-run --no-prompt "$ROOT/scripts/serve.ts"';
+  assert.ok(tasks.serve.endsWith(launcher), tasks.serve);
+  // The same set-up as start: cache every module, then go back to where the
+  // task was run from.
+  const setUp = tasks.start.slice(0, tasks.start.indexOf("deno run"));
+  assert.equal(tasks.serve, setUp + launcher);
+  const source = await Deno.readTextFile(new URL("scripts/serve.ts", ROOT));
+  assert.match(source, /\.\.\.permissionFlags\(needs\), V8_FLAGS_ARG/);
+});
+
 Deno.test("DENO_RUN_FLAGS: every deno run command line in the README grants the same permissions and V8 flags", async () => {
   // Shell continuations (also inside `#` comments) joined into one line.
   const readme = (await Deno.readTextFile(new URL("README.md", ROOT)))

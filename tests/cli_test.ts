@@ -82,6 +82,12 @@ const USAGE_ERRORS: [string[], RegExp][] = [
   ],
   [["config", "cursor", "vscode"], /config takes one client name/],
   [["config", "cursor", "--root", "no/such/dir"], /does not exist/],
+  // A client cannot connect to every interface, nor to any free port.
+  [
+    ["config", "cursor", "--http", "0.0.0.0:8080"],
+    /0\.0\.0\.0:8080 listens on every network interface.*--http 127\.0\.0\.1:8080/,
+  ],
+  [["config", "vscode", "--http", "0"], /127\.0\.0\.1:0 takes whichever port/],
 ];
 
 for (const t of TARGETS) {
@@ -213,6 +219,44 @@ for (const t of TARGETS) {
       ),
       r.stdout,
     );
+  });
+
+  Deno.test(`cli [${t}] config claude-code --http: the URL over http, and how to start that server`, async () => {
+    const r = await run(t, [
+      "config",
+      "claude-code",
+      "--http",
+      "127.0.0.1:8080",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(
+      r.stdout,
+      "claude mcp add --transport http shipcode http://127.0.0.1:8080/mcp\n",
+    );
+    const lines = r.stderr.split("\n");
+    assert.equal(lines.length, 3, r.stderr);
+    assert.match(lines[0], /--scope project/);
+    // The server command: this build, listening where the client connects.
+    const expected = serverCommand(
+      [
+        "--root",
+        PROJECT_ROOT.replace(/\/$/, ""),
+        "--protocol-versions",
+        CLIENT_PROTOCOL_VERSIONS.join(","),
+        "--features",
+        "all",
+        "--http",
+        "127.0.0.1:8080",
+      ],
+      t,
+    ).args.map((arg) =>
+      arg === "--allow-read" ? "--allow-read --allow-net=127.0.0.1:8080" : arg
+    ).join(" ");
+    assert.match(lines[1], /^Start the server separately/);
+    if (t === "binary") {
+      // Built to read files only, it cannot listen: it says so.
+      assert.match(lines[1], /compiled binary.*deno task serve/);
+    } else assert.ok(lines[1].endsWith(` ${expected}`), lines[1]);
   });
 
   Deno.test(`cli [${t}] piped stdin: no note, only protocol on stdout`, async () => {

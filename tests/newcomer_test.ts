@@ -5,7 +5,9 @@
  * - with a cold Deno cache, `deno task start config <client>` sets up
  *   everything: the command it prints then serves every tool and resource
  *   in the environment MCP clients give a server (HOME, PATH, SHELL, TERM,
- *   USER only) with the network unreachable.
+ *   USER only) with the network unreachable;
+ * - `deno task start --http` (reading only) says to use `deno task serve`,
+ *   which serves over HTTP with the network at that one address.
  */
 
 import { strict as assert } from "node:assert";
@@ -167,4 +169,70 @@ Deno.test({
       await Deno.remove(home, { recursive: true });
     }
   },
+});
+
+/** `deno task <args>` from the repository, as from a shell. */
+function task(args: string[]): Deno.ChildProcess {
+  const env = Deno.env.toObject();
+  delete env.INIT_CWD;
+  return new Deno.Command(Deno.execPath(), {
+    args: ["task", ...args],
+    cwd: PROJECT_ROOT,
+    env: { ...env, NO_COLOR: "1" },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}
+
+Deno.test("deno task start --http, which grants reading only, names the task that serves over HTTP", async () => {
+  const out = await task(["start", "--http", "127.0.0.1:0"]).output();
+  const stderr = decoder.decode(out.stderr);
+  assert.equal(out.code, 1, stderr);
+  assert.match(
+    stderr,
+    /shipcode-mcp: cannot listen on 127\.0\.0\.1:0: run deno with --allow-net=127\.0\.0\.1:0 \(from the repository: deno task serve --http 127\.0\.0\.1:0\)\.\n/,
+  );
+});
+
+Deno.test("deno task serve --http 127.0.0.1:0: says its URL, answers initialize over HTTP, and stops on SIGTERM", async () => {
+  const root = join(PROJECT_ROOT, "tests", "fixtures", "ws");
+  const child = task(["serve", "--http", "127.0.0.1:0", "--root", root]);
+  const stderr = child.stderr.pipeThrough(new TextDecoderStream())
+    .getReader();
+  let text = "";
+  let url: string | undefined;
+  while (url === undefined) {
+    const { value, done } = await stderr.read();
+    if (done) throw new Error(`the task ended first; stderr: ${text}`);
+    text += value;
+    url = /shipcode-mcp: serving MCP at (http:\/\/127\.0\.0\.1:[0-9]+\/mcp)\n/
+      .exec(text)?.[1];
+  }
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "newcomer", version: "1" },
+      },
+    }),
+  });
+  assert.equal(response.status, 200);
+  const answer = await response.json();
+  assert.equal(answer.id, 0);
+  assert.equal(answer.result.serverInfo.name, "shipcode-mcp");
+  child.kill("SIGTERM");
+  await child.status;
+  await stderr.cancel();
+  await child.stdout.cancel();
 });
