@@ -178,35 +178,45 @@ export function setScanWorkerUrl(url: URL | undefined): void {
   broken = false;
 }
 
-function workerUrl(): URL {
-  return workerModule ?? new URL("./scan_worker.ts", import.meta.url);
-}
+// Where the worker module is: beside this one when run from source; in
+// the bundle, `deno task bundle` writes it beside the bundle as
+// `scan_worker.js`. Undefined when neither is there (a bundle copied
+// alone): searches then run on the caller's thread, with the same results.
+let found: URL | undefined | null = null;
 
-let present: boolean | undefined;
+function workerUrl(): URL | undefined {
+  if (workerModule !== undefined) return workerModule;
+  if (found === null) {
+    found = undefined;
+    for (const name of ["./scan_worker.ts", "./scan_worker.js"]) {
+      const url = new URL(name, import.meta.url);
+      try {
+        if (url.protocol === "file:" && Deno.statSync(url).isFile) {
+          found = url;
+          break;
+        }
+      } catch {
+        // Not here; try the next name.
+      }
+    }
+  }
+  return found;
+}
 
 /**
  * Whether scan workers can run here: their module is a file beside this
- * one (not so in the bundle or a compiled binary, which then scan on the
- * caller's thread as before), and no worker has failed to start.
+ * one (see above), and no worker has failed to start.
  */
 export function scanWorkersAvailable(): boolean {
-  if (broken) return false;
-  if (workerModule !== undefined) return true;
-  if (present === undefined) {
-    const url = workerUrl();
-    try {
-      present = url.protocol === "file:" && Deno.statSync(url).isFile;
-    } catch {
-      present = false;
-    }
-  }
-  return present;
+  return !broken && workerUrl() !== undefined;
 }
 
 function spawn(): Slot | undefined {
+  const url = workerUrl();
+  if (url === undefined) return undefined;
   let worker: Worker;
   try {
-    worker = new Worker(workerUrl(), { type: "module" });
+    worker = new Worker(url, { type: "module" });
   } catch {
     broken = true;
     return undefined;
