@@ -176,7 +176,7 @@ export class RequestSession extends Session {
   override request(
     method: string,
     params?: JsonObject,
-    _options?: ClientRequestOptions,
+    options?: ClientRequestOptions,
   ): Promise<unknown> {
     const capability = CLIENT_CAPABILITY_OF[method];
     if (capability !== undefined && !this.declares(capability)) {
@@ -197,7 +197,7 @@ export class RequestSession extends Session {
         ),
       );
     }
-    const answer = inputs.take(method, params);
+    const answer = inputs.take(method, params, options?.inputKey);
     if (answer !== undefined) return Promise.resolve(answer);
     return Promise.reject(new InputRequiredError(method));
   }
