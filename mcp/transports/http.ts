@@ -60,6 +60,9 @@ export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 /** Default of {@linkcode HttpOptions.retryMs}: 1 second. */
 export const DEFAULT_RETRY_MS = 1_000;
 
+/** Default of {@linkcode HttpOptions.keepAliveMs}: 15 seconds. */
+export const DEFAULT_KEEP_ALIVE_MS = 15_000;
+
 /** Default of {@linkcode HttpOptions.stopGraceMs}: 5 seconds. */
 export const DEFAULT_HTTP_STOP_GRACE_MS = 5_000;
 
@@ -107,6 +110,13 @@ export interface HttpOptions {
    * first (ms); default 1,000.
    */
   retryMs?: number;
+  /**
+   * How often a long-lived stream of a stateless request
+   * (`subscriptions/listen`, 2026-07-28) carries an SSE comment while
+   * nothing else comes, so that proxies and clients do not take it for
+   * dead (ms); default 15,000.
+   */
+  keepAliveMs?: number;
   /** On shutdown, how long requests in flight may take (ms); default 5 s. */
   stopGraceMs?: number;
   /** Abort: graceful shutdown (see {@linkcode HttpServer.shutdown}). */
@@ -200,6 +210,7 @@ class StreamableHttpServer implements HttpServer {
   readonly #bodyTimeoutMs: number;
   readonly #idleMs: number;
   readonly #maxSessions: number;
+  #statelessOpen = 0;
   readonly #sweeper: ReturnType<typeof setInterval>;
   #shutdown: Promise<void> | undefined;
   readonly #done = Promise.withResolvers<void>();
@@ -635,11 +646,22 @@ class StreamableHttpServer implements HttpServer {
         { status: 400, headers: { "content-type": "application/json" } },
       );
     }
+    // Each stateless request holds a connection while it runs: they count
+    // against the same limit as sessions.
+    if (this.#statelessOpen >= this.#maxSessions) {
+      return errorResponse(
+        503,
+        `Service Unavailable: the server has its maximum of ${this.#maxSessions} requests open; close streams you no longer read (subscriptions/listen) or try again later.`,
+        { "retry-after": "1" },
+      );
+    }
     const transport: StatelessTransport = new stateless.StatelessTransport(
       text,
       message.id,
       mode,
+      this.#options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
     );
+    this.#statelessOpen++;
     const served = serve(this.#server, transport, {
       ...this.#options.connection,
       maxWaitMs: this.#options.connection?.maxWaitMs ?? 0,
@@ -649,6 +671,7 @@ class StreamableHttpServer implements HttpServer {
       this.#logger.log("error", "a stateless request failed:", error);
     }).finally(() => {
       this.#served.delete(served);
+      this.#statelessOpen--;
       transport.close();
     });
     this.#served.add(served);

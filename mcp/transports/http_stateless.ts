@@ -227,6 +227,9 @@ const SSE_HEADERS: Readonly<Record<string, string>> = {
 
 const encoder = new TextEncoder();
 
+/** An SSE comment: clients ignore it, proxies see the stream alive. */
+const KEEP_ALIVE = encoder.encode(":\n\n");
+
 /**
  * The transport of one stateless POST: it delivers the one request to the
  * connection, and turns what the connection sends back into the POST's
@@ -249,20 +252,26 @@ export class StatelessTransport implements Transport {
   #answered = false;
   #cancelled = false;
   #progress = 0;
+  readonly #keepAliveMs: number;
+  #keepAlive: ReturnType<typeof setInterval> | undefined;
+  #quiet = true;
 
-  /** A transport for request `text` (whose id is `id`). */
+  /**
+   * A transport for request `text` (whose id is `id`); a stream it opens
+   * carries an SSE comment every `keepAliveMs` while nothing else comes.
+   */
   constructor(
     text: string,
     id: RequestId,
     mode: StatelessReplyMode,
-    signal?: AbortSignal,
+    keepAliveMs = 15_000,
   ) {
     this.#text = text;
     this.#id = id;
     this.#key = idKey(id);
     this.#mode = mode;
+    this.#keepAliveMs = keepAliveMs;
     this.response = this.#reply.promise;
-    signal?.addEventListener("abort", () => this.#cancel(), { once: true });
   }
 
   /** Nothing is queued: writes are immediate. */
@@ -354,15 +363,27 @@ export class StatelessTransport implements Transport {
           controller = c;
         },
         cancel: () => {
+          clearInterval(this.#keepAlive);
           this.#sink = undefined;
           this.#cancel();
         },
       });
       this.#sink = controller;
       this.#respond(new Response(body, { headers: SSE_HEADERS }));
+      // A comment when a whole period passed without an event.
+      this.#keepAlive = setInterval(() => {
+        if (this.#quiet) this.#write(KEEP_ALIVE);
+        this.#quiet = true;
+      }, this.#keepAliveMs);
+      Deno.unrefTimer(this.#keepAlive as unknown as number);
     }
+    this.#quiet = false;
+    this.#write(encoder.encode(encodeEvent(undefined, text)));
+  }
+
+  #write(bytes: Uint8Array): void {
     try {
-      this.#sink.enqueue(encoder.encode(encodeEvent(undefined, text)));
+      this.#sink?.enqueue(bytes);
     } catch {
       this.#sink = undefined;
       this.#cancel();
@@ -376,6 +397,7 @@ export class StatelessTransport implements Transport {
   }
 
   #closeSink(): void {
+    clearInterval(this.#keepAlive);
     const sink = this.#sink;
     this.#sink = undefined;
     try {

@@ -12,7 +12,7 @@ import { strict as assert } from "node:assert";
 import type { RequestSession } from "../era_2026.ts";
 import { EMPTY_RESULT, type JsonObject } from "../jsonrpc.ts";
 import { type HandlerMap, McpServer } from "../server.ts";
-import { serveHttp } from "./http.ts";
+import { type HttpOptions, serveHttp } from "./http.ts";
 import {
   annotatedHeaders,
   decodeHeaderValue,
@@ -40,7 +40,10 @@ interface Fixture {
   sessions: () => number;
 }
 
-async function withServer(test: (f: Fixture) => Promise<void>) {
+async function withServer(
+  test: (f: Fixture) => Promise<void>,
+  options: Partial<HttpOptions> = {},
+) {
   const calls: string[] = [];
   let tick = () => {};
   const held = Promise.withResolvers<string>();
@@ -108,7 +111,7 @@ async function withServer(test: (f: Fixture) => Promise<void>) {
     },
     run: () => ({ content: [] }),
   });
-  const http = serveHttp(server, { port: 0, stopGraceMs: 5_000 });
+  const http = serveHttp(server, { port: 0, stopGraceMs: 5_000, ...options });
   try {
     await test({
       url: http.url,
@@ -174,12 +177,15 @@ class Events {
   constructor(body: ReadableStream<Uint8Array>) {
     this.#reader = body.pipeThrough(new TextDecoderStream()).getReader();
   }
+  /** Comment lines seen so far (keep-alives). */
+  comments = 0;
   async next(): Promise<JsonObject | undefined> {
     while (true) {
       const end = this.#buffer.indexOf("\n\n");
       if (end >= 0) {
         const event = this.#buffer.slice(0, end);
         this.#buffer = this.#buffer.slice(end + 2);
+        if (event.startsWith(":")) this.comments++;
         const data = event.split("\n").find((l) => l.startsWith("data: "));
         if (data !== undefined) return JSON.parse(data.slice(6));
         continue;
@@ -478,4 +484,28 @@ Deno.test("http 2026: header values decode from =?base64?…?= strictly; x-mcp-h
     ),
     400,
   );
+});
+
+Deno.test("http 2026: a held-open stream carries keep-alive comments while quiet; requests over the limit are 503", async () => {
+  await withServer(async ({ url, tick }) => {
+    const response = await post(url, request(12, "watch"));
+    const events = new Events(response.body!);
+    assert.equal((await events.next())?.method, "notifications/ack");
+    // The request slot is taken: another request waits for room.
+    const refused = await post(url, request(13, "tools/list"));
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers.get("retry-after"), "1");
+    await refused.body?.cancel();
+    // Comments come while nothing else does; the next event follows them.
+    const ticking = setInterval(() => {
+      if (events.comments >= 2) tick();
+    }, 10);
+    try {
+      assert.equal((await events.next())?.method, "notifications/tick");
+    } finally {
+      clearInterval(ticking);
+    }
+    assert.ok(events.comments >= 2);
+    await events.cancel();
+  }, { keepAliveMs: 20, maxSessions: 1 });
 });
