@@ -509,3 +509,35 @@ Deno.test("http 2026: a held-open stream carries keep-alive comments while quiet
     await events.cancel();
   }, { keepAliveMs: 20, maxSessions: 1 });
 });
+
+Deno.test("http 2026: in a session of the handshake era too, a stateless request's notifications ride its own POST's stream", async () => {
+  await withServer(async ({ url }) => {
+    const init = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: BOTH },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "t", version: "1" },
+        },
+      }),
+    });
+    const session = init.headers.get("mcp-session-id")!;
+    await init.body?.cancel();
+    const response = await post(
+      url,
+      request(14, "tools/call", { name: "echo", arguments: {} }),
+      { "mcp-session-id": session, "mcp-protocol-version": "2025-06-18" },
+    );
+    assert.equal(response.headers.get("content-type"), "text/event-stream");
+    const events = (await readAll(response.body!)).map((d) => JSON.parse(d));
+    assert.deepEqual(events.map((e) => e.method ?? e.id), [
+      "notifications/progress",
+      14,
+    ]);
+  });
+});
