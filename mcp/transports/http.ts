@@ -614,6 +614,17 @@ class StreamableHttpServer implements HttpServer {
     message: IncomingMessage,
     mode: StatelessReplyMode,
   ): Promise<Response> {
+    if (message.kind === "invalid") {
+      return new Response(
+        encodeError(
+          message.id,
+          message.error.code,
+          message.error.message,
+          message.error.data,
+        ),
+        { status: 400, headers: { "content-type": "application/json" } },
+      );
+    }
     if (message.kind !== "request") {
       // Nothing a client sends on its own means anything here
       // (cancellation is closing the response stream).

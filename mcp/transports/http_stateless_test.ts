@@ -355,6 +355,16 @@ Deno.test("http 2026: error answers get the revision's status: 404 for -32601, 4
     const answer = await response.json();
     assert.equal(answer.error.code, -32022);
     assert.ok(answer.error.data.supported.includes(V));
+    // Not a valid request at all: its error, not 202.
+    const invalid = await post(
+      url,
+      { jsonrpc: "2.0", id: 6, method: 7 } as unknown as JsonObject,
+      { "mcp-protocol-version": V, "mcp-method": "x" },
+    );
+    assert.equal(invalid.status, 400);
+    const refused = await invalid.json();
+    assert.equal(refused.id, 6);
+    assert.equal(refused.error.code, -32600);
     // A capability the client did not declare.
     assert.deepEqual(
       await errorOf(
