@@ -40,6 +40,8 @@ import {
   invalidCursor,
   loggingHandlers,
   McpServer,
+  MODERN_PROTOCOL_VERSIONS,
+  modernHandlers,
   promptHandlers,
   PROTOCOL_VERSIONS,
   type Resource,
@@ -308,6 +310,7 @@ export function createConformanceServer(): McpServer {
     ...promptHandlers,
     ...completionHandlers,
     ...loggingHandlers,
+    ...modernHandlers,
     "resources/subscribe": watchingSubscribe(handlers["resources/subscribe"]),
   };
   const capabilities = capabilitiesOf(map, { listChanged: true });
@@ -320,13 +323,283 @@ export function createConformanceServer(): McpServer {
       title: "MCP conformance fixtures",
       version: "1.0.0",
     },
-    protocolVersions: [...PROTOCOL_VERSIONS].reverse(),
+    protocolVersions: [
+      ...MODERN_PROTOCOL_VERSIONS,
+      ...[...PROTOCOL_VERSIONS].reverse(),
+    ],
     capabilities,
     resources,
   });
   registerTools(server, resources);
   registerPrompts(server);
+  registerStatelessFixtures(server);
   return server;
+}
+
+/** A form asking for one field of `type`. */
+function form(message: string, field: string, type: "string" | "boolean") {
+  return {
+    message,
+    requestedSchema: {
+      type: "object" as const,
+      properties: { [field]: { type } },
+      required: [field],
+    },
+  };
+}
+
+/** The text of a sampling answer. */
+function sampledText(answer: { content: unknown }): string {
+  const content = Array.isArray(answer.content)
+    ? answer.content[0]
+    : answer.content as { text?: unknown } | undefined;
+  return typeof content?.text === "string"
+    ? content.text
+    : JSON.stringify(content);
+}
+
+/**
+ * The fixtures of the suite's MCP 2026-07-28 scenarios: tools (and a
+ * prompt) whose requests to the client become `input_required` results
+ * under the keys the scenarios expect, a tool that needs an undeclared
+ * capability, one that logs, and one whose arguments are mirrored into
+ * `Mcp-Param-*` headers. Under 2025-x they ask the client as before.
+ */
+function registerStatelessFixtures(server: McpServer): void {
+  const tools = server.tools;
+  tools.register(defineTool({
+    name: "test_input_required_result_elicitation",
+    description: "Asks the user's name (input user_name), then greets them.",
+    inputSchema: NO_ARGUMENTS,
+    async run(_args, ctx) {
+      const answer = await ctx.elicit(
+        form("What is your name?", "name", "string"),
+        { inputKey: "user_name" },
+      );
+      const name = (answer.content as { name?: unknown } | undefined)?.name;
+      return { content: [textContent(`Hello, ${String(name)}!`)] };
+    },
+  }));
+  tools.register(defineTool({
+    name: "test_input_required_result_sampling",
+    description: "Asks the client's model a question (input capital_question).",
+    inputSchema: NO_ARGUMENTS,
+    async run(_args, ctx) {
+      const answer = await ctx.sample({
+        messages: [{
+          role: "user",
+          content: textContent("What is the capital of France?"),
+        }],
+        maxTokens: 100,
+      }, { inputKey: "capital_question" });
+      return {
+        content: [textContent(`The model said: ${sampledText(answer)}`)],
+      };
+    },
+  }));
+  tools.register(defineTool({
+    name: "test_input_required_result_list_roots",
+    description: "Asks the client's roots (input client_roots).",
+    inputSchema: NO_ARGUMENTS,
+    async run(_args, ctx) {
+      const roots = await ctx.listRoots({ inputKey: "client_roots" });
+      return {
+        content: [
+          textContent(`Roots: ${roots.map((root) => root.uri).join(", ")}`),
+        ],
+      };
+    },
+  }));
+  tools.register(defineTool({
+    name: "test_input_required_result_request_state",
+    description: "Asks for a confirmation (input confirm), with request state.",
+    inputSchema: NO_ARGUMENTS,
+    async run(_args, ctx) {
+      const answer = await ctx.elicit(
+        form("Please confirm", "ok", "boolean"),
+        { inputKey: "confirm" },
+      );
+      return {
+        content: [
+          textContent(`Confirmed: ${JSON.stringify(answer.content ?? {})}`),
+        ],
+      };
+    },
+  }));
+  tools.register(defineTool({
+    name: "test_input_required_result_multiple_inputs",
+    description:
+      "Asks for a name, a sampled greeting and the roots at once (inputs user_name, greeting, client_roots).",
+    inputSchema: NO_ARGUMENTS,
+    async run(_args, ctx) {
+      const [name, greeting, roots] = await Promise.all([
+        ctx.elicit(form("What is your name?", "name", "string"), {
+          inputKey: "user_name",
+        }),
+        ctx.sample({
+          messages: [{
+            role: "user",
+            content: textContent("Generate a greeting"),
+          }],
+          maxTokens: 50,
+        }, { inputKey: "greeting" }),
+        ctx.listRoots({ inputKey: "client_roots" }),
+      ]);
+      return {
+        content: [
+          textContent(
+            `${sampledText(greeting)} ${
+              JSON.stringify(name.content ?? {})
+            } (${roots.length} roots)`,
+          ),
+        ],
+      };
+    },
+  }));
+  tools.register(defineTool({
+    name: "test_input_required_result_multi_round",
+    description:
+      "Asks for a name (input step1), then a colour (input step2): two rounds.",
+    inputSchema: NO_ARGUMENTS,
+    async run(_args, ctx) {
+      const name = await ctx.elicit(
+        form("Step 1: What is your name?", "name", "string"),
+        { inputKey: "step1" },
+      );
+      const color = await ctx.elicit(
+        form("Step 2: What is your favorite color?", "color", "string"),
+        { inputKey: "step2" },
+      );
+      return {
+        content: [
+          textContent(
+            `${JSON.stringify(name.content ?? {})} likes ${
+              JSON.stringify(color.content ?? {})
+            }`,
+          ),
+        ],
+      };
+    },
+  }));
+  tools.register(defineTool({
+    name: "test_input_required_result_tampered_state",
+    description:
+      "Asks for a confirmation (input confirm); its request state is signed.",
+    inputSchema: NO_ARGUMENTS,
+    async run(_args, ctx) {
+      const answer = await ctx.elicit(
+        form("Please confirm", "ok", "boolean"),
+        { inputKey: "confirm" },
+      );
+      return {
+        content: [textContent(`Confirmed: ${answer.action}`)],
+      };
+    },
+  }));
+  tools.register(defineTool({
+    name: "test_input_required_result_capabilities",
+    description:
+      "Asks only what the client declared it can answer: a form (elicitation), a sample (sampling).",
+    inputSchema: NO_ARGUMENTS,
+    async run(_args, ctx) {
+      const asked: Promise<unknown>[] = [];
+      if (ctx.session.declares("elicitation")) {
+        asked.push(ctx.elicit(form("What is your name?", "name", "string"), {
+          inputKey: "user_name",
+        }));
+      }
+      if (ctx.session.declares("sampling")) {
+        asked.push(ctx.sample({
+          messages: [{ role: "user", content: textContent("Say hello") }],
+          maxTokens: 20,
+        }, { inputKey: "greeting" }));
+      }
+      await Promise.all(asked);
+      return { content: [textContent(`Asked ${asked.length} question(s)`)] };
+    },
+  }));
+  tools.register(defineTool({
+    name: "test_missing_capability",
+    description:
+      "Needs the client's sampling capability: without it, the call is refused (-32021).",
+    inputSchema: NO_ARGUMENTS,
+    async run(_args, ctx) {
+      const answer = await ctx.sample({
+        messages: [{ role: "user", content: textContent("Say hello") }],
+        maxTokens: 20,
+      });
+      return { content: [textContent(sampledText(answer))] };
+    },
+  }));
+  tools.register(defineTool({
+    name: "test_streaming_elicitation",
+    description:
+      "Reports progress, then asks the user (input user_name): the request's stream carries notifications only.",
+    inputSchema: NO_ARGUMENTS,
+    async run(_args, ctx) {
+      ctx.reportProgress(1, 2, "asking");
+      const answer = await ctx.elicit(
+        form("What is your name?", "name", "string"),
+        { inputKey: "user_name" },
+      );
+      return { content: [textContent(`Hello, ${answer.action}!`)] };
+    },
+  }));
+  tools.register(defineTool({
+    name: "test_logging_tool",
+    description:
+      "Logs at every level while it works: records reach only a client that asked for them.",
+    inputSchema: NO_ARGUMENTS,
+    run(_args, ctx) {
+      ctx.log("info", "test_logging_tool started");
+      ctx.log("error", "test_logging_tool: a record at error level");
+      return { content: [textContent("Logged.")] };
+    },
+  }));
+  tools.register(defineTool({
+    name: "test_custom_headers",
+    description:
+      "Echoes its arguments; region and priority are mirrored into the Mcp-Param-Region and Mcp-Param-Priority headers.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        region: {
+          type: "string",
+          description: "A region, mirrored into Mcp-Param-Region",
+          "x-mcp-header": "Region",
+        },
+        priority: {
+          type: "integer",
+          description: "A priority, mirrored into Mcp-Param-Priority",
+          "x-mcp-header": "Priority",
+        },
+        query: { type: "string", description: "Not mirrored" },
+      },
+      required: ["region"],
+    },
+    run(args) {
+      return { content: [textContent(JSON.stringify(args))] };
+    },
+  }));
+  server.prompts.register(definePrompt({
+    name: "test_input_required_result_prompt",
+    description:
+      "Asks the user for the context to use (input user_context), then builds the prompt.",
+    async get(_args, ctx) {
+      const answer = await ctx.elicit(
+        form("What context should the prompt use?", "context", "string"),
+        { inputKey: "user_context" },
+      );
+      const context = (answer.content as { context?: unknown } | undefined)
+        ?.context;
+      return {
+        messages: [{
+          role: "user",
+          content: textContent(`Use this context: ${String(context)}`),
+        }],
+      };
+    },
+  }));
 }
 
 function registerTools(server: McpServer, resources: FixtureResources): void {

@@ -716,6 +716,8 @@ const SCENARIOS: Scenario[] = [
     async check(c) {
       const { prompts } = await c.client.listPrompts();
       assert.deepEqual(prompts.map((p: { name: string }) => p.name), [
+        // The 2026-07-28 scenarios' prompt (input required).
+        "test_input_required_result_prompt",
         "test_prompt_with_arguments",
         "test_prompt_with_embedded_resource",
         "test_prompt_with_image",

@@ -88,6 +88,9 @@ export const toolsCall: Handler = async (params, ctx) => {
   );
 };
 
+/** MissingRequiredClientCapabilityError's code (MCP 2026-07-28). */
+const MISSING_CLIENT_CAPABILITY_CODE = -32021;
+
 async function run(
   tool: Tool,
   args: JsonObject,
@@ -99,6 +102,12 @@ async function run(
     // Cancelled: the server drops the response; nothing to report.
     if (ctx.signal.aborted) throw error;
     if (error instanceof ToolFailure) return toolError(error.message);
+    // A stateless request (2026-07-28) that needs a client capability its
+    // _meta did not declare is refused as a whole, not as a tool error.
+    if (
+      error instanceof RpcError &&
+      error.code === MISSING_CLIENT_CAPABILITY_CODE
+    ) throw error;
     ctx.server.logger.log("error", `tool ${tool.name} failed:`, error);
     return toolError(
       `Tool ${tool.name} failed unexpectedly (${

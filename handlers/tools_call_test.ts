@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import type { JsonObject } from "../mcp/jsonrpc.ts";
+import { decode, type JsonObject } from "../mcp/jsonrpc.ts";
 import type { Logger } from "../mcp/log.ts";
 import { McpServer } from "../mcp/server.ts";
 import { Session } from "../mcp/session.ts";
@@ -264,4 +264,74 @@ Deno.test("tools/call: the result is trimmed to what the session's version defin
     (await current.call("echo", { path: "a" })).structuredContent,
     { path: "a" },
   );
+});
+
+Deno.test("tools/call under 2026-07-28: a tool needing an undeclared capability refuses the call (-32021); a named input key keys its input request", async () => {
+  const server = new McpServer({
+    handlers: { "tools/call": toolsCall },
+    info: { name: "t", version: "1" },
+    protocolVersions: ["2026-07-28"],
+  });
+  const none = { type: "object" as const, properties: {} };
+  server.tools.register(defineTool({
+    name: "ask",
+    description: "Asks the user's name.",
+    inputSchema: none,
+    run: async (_args, ctx) => {
+      const answer = await ctx.elicit({
+        message: "Name?",
+        requestedSchema: {
+          type: "object",
+          properties: { name: { type: "string" } },
+        },
+      }, { inputKey: "user_name" });
+      return { content: [{ type: "text", text: JSON.stringify(answer) }] };
+    },
+  }));
+  server.tools.register(defineTool({
+    name: "needs_sampling",
+    description: "Samples the client's model.",
+    inputSchema: none,
+    run: async (_args, ctx) => {
+      await ctx.sample({ messages: [], maxTokens: 1 });
+      return { content: [] };
+    },
+  }));
+  const session = new Session(() => {});
+  const call = async (id: number, params: JsonObject, capabilities = {}) => {
+    const line = await server.dispatch(
+      decode(JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: {
+          arguments: {},
+          ...params,
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+          },
+        },
+      })),
+      session,
+    );
+    return JSON.parse(line!);
+  };
+  const refused = await call(1, { name: "needs_sampling" });
+  assert.equal(refused.error?.code, -32021);
+  assert.deepEqual(refused.error.data, {
+    requiredCapabilities: { sampling: {} },
+  });
+  const asked = await call(2, { name: "ask" }, { elicitation: {} });
+  assert.equal(asked.result.resultType, "input_required");
+  assert.deepEqual(Object.keys(asked.result.inputRequests), ["user_name"]);
+  const done = await call(3, {
+    name: "ask",
+    inputResponses: {
+      user_name: { action: "accept", content: { name: "Ann" } },
+    },
+    requestState: asked.result.requestState,
+  }, { elicitation: {} });
+  assert.equal(done.result.resultType, "complete");
+  assert.match(done.result.content[0].text, /"name":"Ann"/);
 });

@@ -24,6 +24,7 @@ import {
   idKey,
   isObject,
   type JsonObject,
+  type RequestId,
   type RequestMessage,
   RpcError,
 } from "./jsonrpc.ts";
@@ -134,24 +135,37 @@ export class RequestSession extends Session {
   readonly base: Session;
   /** The request's key (see `idKey`). */
   readonly requestKey: string;
+  /** The request's id: what it sends goes on that request's stream. */
+  readonly requestId: RequestMessage["id"] | undefined;
   /** Where requests to the client are answered from; undefined: none may be made. */
   inputs: InputCollector | undefined;
   /** The connection's requests in flight: a cancellation finds this one there. */
   declare readonly inFlight: Session["inFlight"];
 
-  /** A session for request `requestKey` on `base`. */
-  constructor(base: Session, requestKey: string) {
+  /**
+   * A session for request `requestKey` on `base`; `requestId`, that
+   * request's id, relates what it sends to it.
+   */
+  constructor(base: Session, requestKey: string, requestId?: RequestId) {
     super(() => {});
     this.base = base;
     this.requestKey = requestKey;
+    this.requestId = requestId;
     this.inFlight = base.inFlight;
     this.state = "ready";
   }
 
-  /** Send on the connection's session. */
-  override notify(method: string, params?: JsonObject): void {
+  /**
+   * Send on the connection's session, related to this request (a
+   * transport with a stream per request sends it on this one's).
+   */
+  override notify(
+    method: string,
+    params?: JsonObject,
+    related?: RequestId,
+  ): void {
     if (this.state === "closed") return;
-    this.base.notify(method, params);
+    this.base.notify(method, params, related ?? this.requestId);
   }
 
   /**
@@ -162,7 +176,7 @@ export class RequestSession extends Session {
   override request(
     method: string,
     params?: JsonObject,
-    _options?: ClientRequestOptions,
+    options?: ClientRequestOptions,
   ): Promise<unknown> {
     const capability = CLIENT_CAPABILITY_OF[method];
     if (capability !== undefined && !this.declares(capability)) {
@@ -183,7 +197,7 @@ export class RequestSession extends Session {
         ),
       );
     }
-    const answer = inputs.take(method, params);
+    const answer = inputs.take(method, params, options?.inputKey);
     if (answer !== undefined) return Promise.resolve(answer);
     return Promise.reject(new InputRequiredError(method));
   }
@@ -220,6 +234,7 @@ export function sessionOf(
   base: Session,
   key: string,
   meta: unknown,
+  id?: RequestId,
 ): RequestSession {
   const needs = `"${META.protocolVersion}" (such as "${
     server.modernVersions[0]
@@ -254,7 +269,7 @@ export function sessionOf(
     );
   }
   const info = meta[META.clientInfo];
-  const session = new RequestSession(base, key);
+  const session = new RequestSession(base, key, id);
   session.protocolVersion = version;
   session.clientCapabilities = capabilities;
   session.clientInfo = isObject(info) ? info as ClientInfo : undefined;
@@ -289,7 +304,7 @@ export async function dispatchModern(
   let session: RequestSession;
   let state: RequestState | undefined;
   try {
-    session = sessionOf(server, base, key, params?._meta);
+    session = sessionOf(server, base, key, params?._meta, id);
     if (REMOVED_METHODS.has(method)) {
       throw new RpcError(
         ErrorCode.MethodNotFound,

@@ -240,14 +240,22 @@ export class InputCollector {
   }
 
   /**
-   * The answer to the next request for `method`, or undefined when the
-   * client has not given it yet (it is then recorded as needed).
+   * The answer to the next request for `method` (under `inputKey`, when
+   * the handler names it), or undefined when the client has not given it
+   * yet (it is then recorded as needed).
    */
-  take(method: string, params: JsonObject | undefined): unknown {
-    const prefix = KEY_PREFIX[method] ?? method.replaceAll("/", "_");
-    const count = (this.#counts.get(prefix) ?? 0) + 1;
-    this.#counts.set(prefix, count);
-    const key = `${prefix}_${count}`;
+  take(
+    method: string,
+    params: JsonObject | undefined,
+    inputKey?: string,
+  ): unknown {
+    let key = inputKey;
+    if (key === undefined) {
+      const prefix = KEY_PREFIX[method] ?? method.replaceAll("/", "_");
+      const count = (this.#counts.get(prefix) ?? 0) + 1;
+      this.#counts.set(prefix, count);
+      key = `${prefix}_${count}`;
+    }
     if (Object.hasOwn(this.responses, key)) return this.responses[key];
     this.needed.set(
       key,

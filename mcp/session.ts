@@ -68,6 +68,13 @@ export interface ClientRequestOptions {
    * as the session lasts.
    */
   timeoutMs?: number;
+  /**
+   * Stateless requests (MCP 2026-07-28): the key this request has among
+   * the `inputRequests` of an `input_required` result, and under which
+   * the client's retry answers it; default `sampling_1`, `roots_1`, … in
+   * the order asked.
+   */
+  inputKey?: string;
 }
 
 /** How long a server→client request waits for its answer by default (ms). */

@@ -14,7 +14,7 @@
  * did not happen), or when the suite ran fewer scenarios than it announced.
  *
  * ```sh
- * deno task conformance                                # start the fixture, both versions
+ * deno task conformance                                # start the fixture, every version
  * deno task conformance --spec-version 2025-11-25      # one version
  * deno task conformance --url http://127.0.0.1:3001/mcp  # a server already running
  * ```
@@ -30,7 +30,11 @@ import { type ListeningProcess, startListening } from "../tests/process.ts";
 export const SUITE = "npm:@modelcontextprotocol/conformance@0.2.0-alpha.12";
 
 /** The protocol versions whose server scenarios are run, in order. */
-export const VERSIONS: readonly string[] = ["2025-06-18", "2025-11-25"];
+export const VERSIONS: readonly string[] = [
+  "2025-06-18",
+  "2025-11-25",
+  "2026-07-28",
+];
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const LOCK = `${ROOT}scripts/conformance.lock`;

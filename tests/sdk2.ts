@@ -7,5 +7,9 @@
  * @module
  */
 
-export { Client, ProtocolError } from "npm:@modelcontextprotocol/client@2.4.0";
+export {
+  Client,
+  ProtocolError,
+  StreamableHTTPClientTransport,
+} from "npm:@modelcontextprotocol/client@2.4.0";
 export { StdioClientTransport } from "npm:@modelcontextprotocol/client@2.4.0/stdio";

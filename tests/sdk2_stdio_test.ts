@@ -14,6 +14,7 @@ import { strict as assert } from "node:assert";
 import { DENO_RUN_FLAGS } from "../cli/run_command.ts";
 import { Client, StdioClientTransport } from "./sdk2.ts";
 import { PROJECT_ROOT, serverCommand } from "./server_command.ts";
+import { checkWorkspace, texts } from "./sdk2_workspace.ts";
 import { workspaceToolNames } from "./tool_names.ts";
 
 const ROOT = `${PROJECT_ROOT}tests/fixtures/ws`;
@@ -40,104 +41,13 @@ async function connect(
 
 const PIN: Options = { versionNegotiation: { mode: { pin: "2026-07-28" } } };
 
-function texts(result: { content?: unknown }): string {
-  return (result.content as { type: string; text?: string }[])
-    .map((block) => block.text ?? `(${block.type})`).join("\n");
-}
-
 Deno.test("SDK 2.x pinned to 2026-07-28: tools, resources, prompts and completion on stdio", async () => {
   const client = await connect(
     serverCommand([...MODERN, "--features", "all", "--root", ROOT]),
     PIN,
   );
   try {
-    assert.equal(client.getProtocolEra(), "modern");
-    assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
-    assert.deepEqual(client.getServerVersion(), {
-      name: "shipcode-mcp",
-      version: "1.0.0",
-    });
-    const discover = client.getDiscoverResult();
-    assert.deepEqual(discover?.supportedVersions, ["2026-07-28", "2025-06-18"]);
-    assert.ok(discover?.capabilities.tools, "tools capability discovered");
-
-    const listed = await client.listTools();
-    const names = listed.tools.map((tool) => tool.name);
-    assert.deepEqual(names, await workspaceToolNames());
-    assert.deepEqual(names, [...names].sort(), "deterministic order");
-    assert.equal(listed.ttlMs, 300_000);
-    assert.equal(listed.cacheScope, "public");
-
-    const found = await client.callTool({
-      name: "find_files",
-      arguments: { pattern: "*.ts" },
-    });
-    assert.equal(texts(found), "src/lib/util.ts\nsrc/main.ts");
-    const read = await client.callTool({
-      name: "read_file",
-      arguments: { path: "src/lib/util.ts", offset: 5, limit: 1 },
-    });
-    assert.match(texts(read), /^5\texport const TODO = "needle in util";$/);
-    const searched = await client.callTool({
-      name: "search_text",
-      arguments: { query: "needle", path: "src" },
-    });
-    assert.match(texts(searched), /^src\/lib\/util\.ts:5:/m);
-    const info = await client.callTool({
-      name: "file_info",
-      arguments: { path: "README.md" },
-    });
-    assert.equal((info.structuredContent as { lines: number }).lines, 3);
-    const listing = await client.callTool({
-      name: "list_directory",
-      arguments: {},
-    });
-    assert.match(texts(listing), /^src\/$/m);
-    const missing = await client.callTool({
-      name: "read_file",
-      arguments: { path: "nope.txt" },
-    });
-    assert.equal(missing.isError, true);
-
-    const resources = await client.listResources();
-    const readme = resources.resources.find((r) => r.name === "README.md");
-    assert.ok(readme, "README.md is listed");
-    assert.equal(resources.cacheScope, "private");
-    const contents = await client.readResource({ uri: readme.uri });
-    assert.match(
-      (contents.contents[0] as { text: string }).text,
-      /./,
-    );
-    const templates = await client.listResourceTemplates();
-    assert.ok(templates.resourceTemplates.length > 0);
-    await assert.rejects(
-      client.readResource({ uri: `${readme.uri}.nope` }),
-      (error: { code?: number }) => error.code === -32602,
-    );
-
-    const prompts = await client.listPrompts();
-    assert.ok(prompts.prompts.length > 0);
-    const prompt = prompts.prompts[0];
-    const args = Object.fromEntries(
-      (prompt.arguments ?? []).filter((a) => a.required).map((a) => [
-        a.name,
-        "needle",
-      ]),
-    );
-    const got = await client.getPrompt({ name: prompt.name, arguments: args });
-    assert.ok(got.messages.length > 0);
-
-    const completed = await client.complete({
-      ref: {
-        type: "ref/resource",
-        uri: templates.resourceTemplates[0].uriTemplate,
-      },
-      argument: { name: "path", value: "src/" },
-    });
-    assert.ok(
-      completed.completion.values.some((v) => v.startsWith("src/")),
-      JSON.stringify(completed),
-    );
+    await checkWorkspace(client);
   } finally {
     await client.close();
   }

@@ -22,10 +22,11 @@ import {
   encodeError,
   ErrorCode,
   idKey,
+  type IncomingMessage,
 } from "../jsonrpc.ts";
 import type { Logger } from "../log.ts";
-import { allowsBatches } from "../protocol_versions.ts";
-import type { McpServer } from "../server.ts";
+import { allowsBatches, isModernVersion } from "../protocol_versions.ts";
+import { isModernRequest, type McpServer } from "../server.ts";
 import type { Session } from "../session.ts";
 import {
   accepts,
@@ -39,6 +40,10 @@ import {
 } from "./http_guard.ts";
 import { HttpSessionTransport, type ReplyMode } from "./http_session.ts";
 import { parseEventId } from "./sse.ts";
+import type {
+  StatelessReplyMode,
+  StatelessTransport,
+} from "./http_stateless.ts";
 
 /** Default of {@linkcode HttpOptions.maxBodyBytes}: 4 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -54,6 +59,9 @@ export const DEFAULT_BODY_TIMEOUT_MS = 30_000;
 
 /** Default of {@linkcode HttpOptions.retryMs}: 1 second. */
 export const DEFAULT_RETRY_MS = 1_000;
+
+/** Default of {@linkcode HttpOptions.keepAliveMs}: 15 seconds. */
+export const DEFAULT_KEEP_ALIVE_MS = 15_000;
 
 /** Default of {@linkcode HttpOptions.stopGraceMs}: 5 seconds. */
 export const DEFAULT_HTTP_STOP_GRACE_MS = 5_000;
@@ -102,6 +110,13 @@ export interface HttpOptions {
    * first (ms); default 1,000.
    */
   retryMs?: number;
+  /**
+   * How often a long-lived stream of a stateless request
+   * (`subscriptions/listen`, 2026-07-28) carries an SSE comment while
+   * nothing else comes, so that proxies and clients do not take it for
+   * dead (ms); default 15,000.
+   */
+  keepAliveMs?: number;
   /** On shutdown, how long requests in flight may take (ms); default 5 s. */
   stopGraceMs?: number;
   /** Abort: graceful shutdown (see {@linkcode HttpServer.shutdown}). */
@@ -195,6 +210,7 @@ class StreamableHttpServer implements HttpServer {
   readonly #bodyTimeoutMs: number;
   readonly #idleMs: number;
   readonly #maxSessions: number;
+  #statelessOpen = 0;
   readonly #sweeper: ReturnType<typeof setInterval>;
   #shutdown: Promise<void> | undefined;
   readonly #done = Promise.withResolvers<void>();
@@ -335,9 +351,23 @@ class StreamableHttpServer implements HttpServer {
       case "POST":
         return await this.#post(request);
       case "GET":
-        return this.#get(request);
       case "DELETE":
-        return this.#delete(request);
+        if (
+          headers.get("mcp-session-id") === null &&
+          this.#server.modernVersions.length > 0 &&
+          isModernVersion(headers.get("mcp-protocol-version") ?? "")
+        ) {
+          return errorResponse(
+            405,
+            `Method Not Allowed: MCP ${
+              headers.get("mcp-protocol-version")
+            } has no ${request.method} on the endpoint; POST each request (subscriptions/listen for a stream of change notifications).`,
+            { allow: "POST" },
+          );
+        }
+        return request.method === "GET"
+          ? this.#get(request)
+          : this.#delete(request);
       default:
         return errorResponse(
           405,
@@ -401,8 +431,13 @@ class StreamableHttpServer implements HttpServer {
       );
     }
     const sessionId = request.headers.get("mcp-session-id");
+    // A stateless version in the header: the session id of an older
+    // revision, if any, is ignored (as 2026-07-28 says).
+    const version = request.headers.get("mcp-protocol-version");
+    const modernHeader = this.#server.modernVersions.length > 0 &&
+      version !== null && isModernVersion(version);
     let transport: HttpSessionTransport | undefined;
-    if (sessionId !== null) {
+    if (sessionId !== null && !modernHeader) {
       const found = this.#sessionOf(request);
       if (found instanceof Response) return found;
       transport = found;
@@ -487,6 +522,23 @@ class StreamableHttpServer implements HttpServer {
       }
       keys.push(key);
     }
+    if (
+      transport === undefined && !batch &&
+      this.#server.modernVersions.length > 0
+    ) {
+      const first = messages[0];
+      if (
+        modernHeader ||
+        (first.kind === "request" && isModernRequest(first))
+      ) {
+        const mode: StatelessReplyMode = json && sse
+          ? "auto"
+          : json
+          ? "json"
+          : "sse";
+        return await this.#stateless(request, body, first, mode);
+      }
+    }
     if (transport === undefined) {
       const first = messages[0];
       if (!batch && first.kind === "invalid") {
@@ -551,6 +603,90 @@ class StreamableHttpServer implements HttpServer {
       this.#end(transport);
     }
     return response;
+  }
+
+  // One request of a stateless version (2026-07-28): its headers are
+  // checked against its body, then it is served through a connection of
+  // its own that ends with it; no session id is asked for or issued.
+  async #stateless(
+    request: Request,
+    text: string,
+    message: IncomingMessage,
+    mode: StatelessReplyMode,
+  ): Promise<Response> {
+    if (message.kind === "invalid") {
+      return new Response(
+        encodeError(
+          message.id,
+          message.error.code,
+          message.error.message,
+          message.error.data,
+        ),
+        { status: 400, headers: { "content-type": "application/json" } },
+      );
+    }
+    if (message.kind !== "request") {
+      // Nothing a client sends on its own means anything here
+      // (cancellation is closing the response stream).
+      return new Response(null, { status: 202 });
+    }
+    const stateless = await loadStateless();
+    const mismatch = stateless.headerMismatch(
+      request.headers,
+      message,
+      this.#server.tools,
+    );
+    if (mismatch !== undefined) {
+      return new Response(
+        encodeError(message.id, stateless.HEADER_MISMATCH_CODE, mismatch),
+        { status: 400, headers: { "content-type": "application/json" } },
+      );
+    }
+    if (!isModernRequest(message)) {
+      return new Response(
+        encodeError(
+          message.id,
+          ErrorCode.InvalidParams,
+          describeError(
+            ErrorCode.InvalidParams,
+            `MCP-Protocol-Version ${
+              request.headers.get("mcp-protocol-version")
+            } is stateless: the request needs "_meta" in its params, with "io.modelcontextprotocol/protocolVersion" and "io.modelcontextprotocol/clientCapabilities".`,
+          ),
+        ),
+        { status: 400, headers: { "content-type": "application/json" } },
+      );
+    }
+    // Each stateless request holds a connection while it runs: they count
+    // against the same limit as sessions.
+    if (this.#statelessOpen >= this.#maxSessions) {
+      return errorResponse(
+        503,
+        `Service Unavailable: the server has its maximum of ${this.#maxSessions} requests open; close streams you no longer read (subscriptions/listen) or try again later.`,
+        { "retry-after": "1" },
+      );
+    }
+    const transport: StatelessTransport = new stateless.StatelessTransport(
+      text,
+      message.id,
+      mode,
+      this.#options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+    );
+    this.#statelessOpen++;
+    const served = serve(this.#server, transport, {
+      ...this.#options.connection,
+      maxWaitMs: this.#options.connection?.maxWaitMs ?? 0,
+      signal: this.#stop.signal,
+      stopGraceMs: this.#options.stopGraceMs ?? DEFAULT_HTTP_STOP_GRACE_MS,
+    }).catch((error) => {
+      this.#logger.log("error", "a stateless request failed:", error);
+    }).finally(() => {
+      this.#served.delete(served);
+      this.#statelessOpen--;
+      transport.close();
+    });
+    this.#served.add(served);
+    return await transport.response;
   }
 
   #get(request: Request): Response {
@@ -634,6 +770,13 @@ class StreamableHttpServer implements HttpServer {
       }
     }
   }
+}
+
+let stateless: Promise<typeof import("./http_stateless.ts")> | undefined;
+
+// The stateless era's HTTP binding loads with its first request.
+function loadStateless(): Promise<typeof import("./http_stateless.ts")> {
+  return stateless ??= import("./http_stateless.ts");
 }
 
 /** A session id: 128 random bits as hex (visible ASCII, as specified). */
