@@ -95,15 +95,16 @@ export function skipsArray(skips: WalkSkips): number[] {
 /**
  * Lines of `text` containing `query`, at most `limit`, each as
  * [line number, line without its "\r"]: what `search_text` answers for a
- * literal, computed without pauses (a unit runs off the main thread).
+ * literal. Between hits, and every 4,096 lines of a long run without one,
+ * it yields `undefined`: a point where a caller on the main thread may
+ * pause (see {@linkcode literalLineHits} for one that never does).
  */
-export function literalLineHits(
+export function* literalLineScan(
   text: string,
   query: string,
   caseSensitive: boolean,
   limit: number,
-): [number, string][] {
-  const hits: [number, string][] = [];
+): Generator<[number, string] | undefined> {
   const haystack = caseSensitive ? text : text.toLowerCase();
   const needle = caseSensitive ? query : query.toLowerCase();
   // Lower-casing can change lengths for a few characters, so positions are
@@ -113,24 +114,45 @@ export function literalLineHits(
   let from = 0;
   let lineNumber = 1;
   let lineStart = 0;
-  while (hits.length < limit) {
+  let found = 0;
+  while (found < limit) {
     const at = haystack.indexOf(needle, from);
     if (at === -1) break;
+    // Advance the line counter to the match.
     let newline: number;
     while (
       (newline = haystack.indexOf("\n", lineStart)) !== -1 && newline < at
     ) {
       lineNumber++;
       lineStart = newline + 1;
+      if ((lineNumber & 4095) === 0) yield undefined;
     }
     const end = haystack.indexOf("\n", lineStart);
     const lineEnd = end === -1 ? haystack.length : end;
     const raw = lines === undefined
       ? text.slice(lineStart, lineEnd)
       : lines[lineNumber - 1] ?? "";
-    hits.push([lineNumber, raw.endsWith("\r") ? raw.slice(0, -1) : raw]);
+    found++;
+    yield [lineNumber, raw.endsWith("\r") ? raw.slice(0, -1) : raw];
     from = lineEnd + 1;
     if (end === -1) break;
+    yield undefined;
+  }
+}
+
+/**
+ * {@linkcode literalLineScan}'s hits, all at once, without pauses (a unit
+ * runs off the main thread).
+ */
+export function literalLineHits(
+  text: string,
+  query: string,
+  caseSensitive: boolean,
+  limit: number,
+): [number, string][] {
+  const hits: [number, string][] = [];
+  for (const hit of literalLineScan(text, query, caseSensitive, limit)) {
+    if (hit !== undefined) hits.push(hit);
   }
   return hits;
 }

@@ -33,6 +33,7 @@ import {
 import { GLOB_SYNTAX, globMatcher } from "./glob.ts";
 import { literalPrefilter } from "./prefilter.ts";
 import { MAX_REGEX_LENGTH, prepareRegex, type SearchRegex } from "./regex.ts";
+import { literalLineScan } from "./scan_unit.ts";
 import {
   matchLines,
   RegexBudget,
@@ -78,36 +79,9 @@ async function literalMatches(
   pacer: Pacer,
 ): Promise<[number, string][]> {
   const hits: [number, string][] = [];
-  const haystack = caseSensitive ? text : text.toLowerCase();
-  const needle = caseSensitive ? query : query.toLowerCase();
-  // Lower-casing can change lengths for a few characters, so positions are
-  // mapped through line numbers only when the lengths still agree.
-  const sameShape = haystack.length === text.length;
-  const lines = sameShape ? undefined : text.split("\n");
-  let from = 0;
-  let lineNumber = 1;
-  let lineStart = 0;
-  while (hits.length < limit) {
-    const at = haystack.indexOf(needle, from);
-    if (at === -1) break;
-    // Advance the line counter to the match.
-    let newline: number;
-    while (
-      (newline = haystack.indexOf("\n", lineStart)) !== -1 && newline < at
-    ) {
-      lineNumber++;
-      lineStart = newline + 1;
-      if ((lineNumber & 4095) === 0 && pacer.due()) await pacer.pause();
-    }
-    const end = haystack.indexOf("\n", lineStart);
-    const lineEnd = end === -1 ? haystack.length : end;
-    const raw = lines === undefined
-      ? text.slice(lineStart, lineEnd)
-      : lines[lineNumber - 1] ?? "";
-    hits.push([lineNumber, raw.endsWith("\r") ? raw.slice(0, -1) : raw]);
-    from = lineEnd + 1;
-    if (end === -1) break;
-    if (pacer.due()) await pacer.pause();
+  for (const hit of literalLineScan(text, query, caseSensitive, limit)) {
+    if (hit !== undefined) hits.push(hit);
+    else if (pacer.due()) await pacer.pause();
   }
   return hits;
 }
