@@ -36,14 +36,9 @@ import {
   WorkspaceError,
 } from "../workspace/workspace.ts";
 import type { WorkspaceView } from "../workspace/roots.ts";
-import {
-  displayPath,
-  macrotask,
-  Pacer,
-  plural,
-  skippedNote,
-} from "./common.ts";
+import { displayPath, macrotask, Pacer, skippedNote } from "./common.ts";
 import type { SearchRegex } from "./regex.ts";
+import { type Match, searchAnswer } from "./search_answer.ts";
 import { requiredRuns } from "./regex_literals.ts";
 import {
   matchLines,
@@ -272,12 +267,6 @@ function linesHolding(
   };
 }
 
-interface Match {
-  path: string;
-  line: number;
-  text: string;
-}
-
 /** `search_text` from the index, or undefined when it cannot answer. */
 export async function indexedSearchText(
   index: TextIndex,
@@ -408,39 +397,13 @@ async function search(
     }
     throw error;
   }
-  const truncated = matches.length >= limit;
-  const notes: string[] = [];
-  if (truncated) {
-    notes.push(
-      `Stopped at ${
-        plural(limit, "match", "matches")
-      }; narrow "path" or "glob", or refine the query, to see others.`,
-    );
-  }
-  if (skipped > 0) {
-    notes.push(
-      `${
-        plural(skipped, "file was", "files were")
-      } skipped (binary, or over ${call.maxReadBytes} bytes).`,
-    );
-  }
-  const left = skippedNote(skipsBefore(view, stop));
-  if (left !== undefined) notes.push(left);
-  if (matches.length === 0) {
-    notes.push(`No matches in ${plural(searched, "file", "files")}.`);
-  }
-  const lines = matches.map((m) =>
-    `${displayPath(m.path)}:${m.line}:${m.text}`
-  );
-  if (notes.length > 0) lines.push(`[${notes.join(" ")}]`);
-  return {
-    content: [textContent(lines.join("\n"))],
-    structuredContent: {
-      query,
-      count: matches.length,
-      filesSearched: searched,
-      filesSkipped: skipped,
-      truncated,
-    },
-  };
+  return searchAnswer({
+    query,
+    matches,
+    limit,
+    searched,
+    skipped,
+    maxReadBytes: call.maxReadBytes,
+    walkNote: skippedNote(skipsBefore(view, stop)),
+  });
 }

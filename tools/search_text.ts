@@ -7,7 +7,7 @@
  */
 
 import { defineTool, type Tool } from "../mcp/tool.ts";
-import { textContent, toolError } from "../mcp/content.ts";
+import { toolError } from "../mcp/content.ts";
 import {
   decodeText,
   isProbablyText,
@@ -22,18 +22,12 @@ import {
 } from "../workspace/workspace.ts";
 import type { WorkspaceView } from "../workspace/roots.ts";
 import type { TextIndex } from "../workspace/text_index.ts";
-import {
-  displayPath,
-  Pacer,
-  plural,
-  READ_ONLY,
-  skippedNote,
-  type ToolCaps,
-} from "./common.ts";
+import { Pacer, READ_ONLY, skippedNote, type ToolCaps } from "./common.ts";
 import { GLOB_SYNTAX, globMatcher } from "./glob.ts";
 import { literalPrefilter } from "./prefilter.ts";
 import { MAX_REGEX_LENGTH, prepareRegex, type SearchRegex } from "./regex.ts";
 import { literalLineScan } from "./scan_unit.ts";
+import { type Match, searchAnswer } from "./search_answer.ts";
 import {
   matchLines,
   RegexBudget,
@@ -54,12 +48,6 @@ export const MAX_LINE_CHARS = 400;
 
 // Largest file read into the search's reused buffer.
 const SCRATCH_BYTES = 1 << 20;
-
-interface Match {
-  path: string;
-  line: number;
-  text: string;
-}
 
 function clip(line: string): string {
   return line.length > MAX_LINE_CHARS
@@ -362,41 +350,15 @@ export function searchTextTool(
         }
         throw error;
       }
-      const truncated = matches.length >= limit;
-      const notes: string[] = [];
-      if (truncated) {
-        notes.push(
-          `Stopped at ${
-            plural(limit, "match", "matches")
-          }; narrow "path" or "glob", or refine the query, to see others.`,
-        );
-      }
-      if (skipped > 0) {
-        notes.push(
-          `${
-            plural(skipped, "file was", "files were")
-          } skipped (binary, or over ${caps.maxReadBytes} bytes).`,
-        );
-      }
-      const left = skippedNote(skips);
-      if (left !== undefined) notes.push(left);
-      if (matches.length === 0) {
-        notes.push(`No matches in ${plural(searched, "file", "files")}.`);
-      }
-      const lines = matches.map((m) =>
-        `${displayPath(m.path)}:${m.line}:${m.text}`
-      );
-      if (notes.length > 0) lines.push(`[${notes.join(" ")}]`);
-      return {
-        content: [textContent(lines.join("\n"))],
-        structuredContent: {
-          query,
-          count: matches.length,
-          filesSearched: searched,
-          filesSkipped: skipped,
-          truncated,
-        },
-      };
+      return searchAnswer({
+        query,
+        matches,
+        limit,
+        searched,
+        skipped,
+        maxReadBytes: caps.maxReadBytes,
+        walkNote: skippedNote(skips),
+      });
     },
   });
 }
