@@ -352,21 +352,10 @@ async function main(args: string[]): Promise<number> {
         );
       }
       const server = createServer(command.config);
-      const stop = new AbortController();
       // The first signal stops reading and gives work in flight a short
       // grace period (serveStdio's stopGraceMs), even when the client no
       // longer reads our output; a second one ends the process at once.
-      const onSignal = () => {
-        if (stop.signal.aborted) Deno.exit(1);
-        stop.abort();
-      };
-      for (const signal of ["SIGINT", "SIGTERM"] as const) {
-        try {
-          Deno.addSignalListener(signal, onSignal);
-        } catch {
-          // Not every platform has every signal (Windows lacks SIGTERM).
-        }
-      }
+      const stop = stopOnSignals();
       let watch: { close(): void } | undefined;
       let done = false;
       await serveStdio(server, {
@@ -485,26 +474,43 @@ async function serveOverHttp(config: Config): Promise<number> {
   if (config.logLevel !== "silent") {
     console.error(`shipcode-mcp: serving MCP at ${http.url}`);
   }
+  const signals = stopOnSignals(stop);
+  await http.finished;
+  signals.release();
+  return 0;
+}
+
+/**
+ * Abort `stop` on the first SIGINT or SIGTERM; end the process at once on
+ * a second. `release` stops listening.
+ */
+function stopOnSignals(
+  stop: AbortController = new AbortController(),
+): { signal: AbortSignal; release(): void } {
+  const signals = ["SIGINT", "SIGTERM"] as const;
   const onSignal = () => {
     if (stop.signal.aborted) Deno.exit(1);
     stop.abort();
   };
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  for (const signal of signals) {
     try {
       Deno.addSignalListener(signal, onSignal);
     } catch {
       // Not every platform has every signal (Windows lacks SIGTERM).
     }
   }
-  await http.finished;
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    try {
-      Deno.removeSignalListener(signal, onSignal);
-    } catch {
-      // As above.
-    }
-  }
-  return 0;
+  return {
+    signal: stop.signal,
+    release() {
+      for (const signal of signals) {
+        try {
+          Deno.removeSignalListener(signal, onSignal);
+        } catch {
+          // As above.
+        }
+      }
+    },
+  };
 }
 
 /** Whether `path` is a file (or a link to one) that can be seen. */
