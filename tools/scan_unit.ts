@@ -13,8 +13,8 @@ import {
   isProbablyText,
   SNIFF_BYTES,
 } from "../workspace/content.ts";
+import type { ReadOptions, ReadResult } from "../workspace/file.ts";
 import {
-  type ReadResult,
   type WalkEntry,
   type WalkSkips,
   type Workspace,
@@ -22,6 +22,37 @@ import {
 } from "../workspace/workspace.ts";
 import { globMatcher } from "./glob.ts";
 import { literalPrefilter, requiredLiteral } from "./prefilter.ts";
+
+/** What {@linkcode readSearchable} reads through. */
+export interface SearchableSource {
+  /** See `Workspace.readFile`. */
+  readFile(
+    target: string | WalkEntry,
+    options: ReadOptions,
+  ): Promise<ReadResult>;
+}
+
+/**
+ * The bytes of `target` as a search reads them (bounded by `maxBytes`), or
+ * undefined when a search skips the file: it vanished, changed type or
+ * cannot be read, is larger than `maxBytes`, or looks binary.
+ */
+export async function readSearchable(
+  ws: SearchableSource,
+  target: string | WalkEntry,
+  options: { maxBytes: number; signal?: AbortSignal; scratch: Uint8Array },
+): Promise<Uint8Array | undefined> {
+  let read: ReadResult;
+  try {
+    read = await ws.readFile(target, { ...options, skipLarger: true });
+  } catch (error) {
+    if (!(error instanceof WorkspaceError)) throw error;
+    return undefined;
+  }
+  if (read.truncated) return undefined;
+  const bytes = read.bytes;
+  return isProbablyText(bytes.subarray(0, SNIFF_BYTES)) ? bytes : undefined;
+}
 
 /** What a scan searches for, and its caps (the same for every unit). */
 export interface ScanQuery {
@@ -290,24 +321,11 @@ export async function scanUnit(
     }
     examined++;
     const path = typeof target === "string" ? target : target.relative;
-    let read: ReadResult;
-    try {
-      read = await ws.readFile(target, {
-        maxBytes: q.maxReadBytes,
-        skipLarger: true,
-        scratch,
-      });
-    } catch (error) {
-      if (!(error instanceof WorkspaceError)) throw error;
-      skipped++;
-      continue;
-    }
-    if (read.truncated) {
-      skipped++;
-      continue;
-    }
-    const bytes = read.bytes;
-    if (!isProbablyText(bytes.subarray(0, SNIFF_BYTES))) {
+    const bytes = await readSearchable(ws, target, {
+      maxBytes: q.maxReadBytes,
+      scratch,
+    });
+    if (bytes === undefined) {
       skipped++;
       continue;
     }

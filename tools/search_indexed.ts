@@ -17,11 +17,7 @@
 
 import { textContent, toolError } from "../mcp/content.ts";
 import type { ToolResult } from "../mcp/tool.ts";
-import {
-  decodeText,
-  isProbablyText,
-  SNIFF_BYTES,
-} from "../workspace/content.ts";
+import { decodeText } from "../workspace/content.ts";
 import {
   FILE_SKIPPED,
   type IndexView,
@@ -29,15 +25,14 @@ import {
 } from "../workspace/text_index.ts";
 import { trigramsOf } from "../workspace/trigrams.ts";
 import {
-  type ReadResult,
   type ResolvedPath,
   type WalkSkips,
   walkSkips,
-  WorkspaceError,
 } from "../workspace/workspace.ts";
 import type { WorkspaceView } from "../workspace/roots.ts";
 import { displayPath, macrotask, Pacer, skippedNote } from "./common.ts";
 import type { SearchRegex } from "./regex.ts";
+import { readSearchable } from "./scan_unit.ts";
 import { type Match, searchAnswer } from "./search_answer.ts";
 import { requiredRuns } from "./regex_literals.ts";
 import {
@@ -305,22 +300,13 @@ async function search(
   );
   // The text of a file the index says can match, read as the scan reads.
   const textOf = async (relative: string, length: number) => {
-    let read: ReadResult;
-    try {
-      read = await ws.readFile(relative, {
-        maxBytes: call.maxReadBytes,
-        signal: call.signal,
-        skipLarger: true,
-        scratch,
-      });
-    } catch (error) {
-      if (error instanceof WorkspaceError) throw new Stale();
-      throw error;
-    }
-    const bytes = read.bytes;
-    if (read.truncated || !isProbablyText(bytes.subarray(0, SNIFF_BYTES))) {
-      throw new Stale();
-    }
+    // The index holds it as text: a file the scan would skip now changed.
+    const bytes = await readSearchable(ws, relative, {
+      maxBytes: call.maxReadBytes,
+      signal: call.signal,
+      scratch,
+    });
+    if (bytes === undefined) throw new Stale();
     const text = decodeText(bytes);
     if (text.length !== length) throw new Stale();
     return text;

@@ -8,17 +8,11 @@
 
 import { defineTool, type Tool } from "../mcp/tool.ts";
 import { toolError } from "../mcp/content.ts";
+import { decodeText } from "../workspace/content.ts";
 import {
-  decodeText,
-  isProbablyText,
-  SNIFF_BYTES,
-} from "../workspace/content.ts";
-import {
-  type ReadResult,
   type WalkEntry,
   walkSkips,
   Workspace,
-  WorkspaceError,
 } from "../workspace/workspace.ts";
 import type { WorkspaceView } from "../workspace/roots.ts";
 import type { TextIndex } from "../workspace/text_index.ts";
@@ -26,7 +20,7 @@ import { Pacer, READ_ONLY, skippedNote, type ToolCaps } from "./common.ts";
 import { GLOB_SYNTAX, globMatcher } from "./glob.ts";
 import { literalPrefilter } from "./prefilter.ts";
 import { MAX_REGEX_LENGTH, prepareRegex, type SearchRegex } from "./regex.ts";
-import { literalLineScan } from "./scan_unit.ts";
+import { literalLineScan, readSearchable } from "./scan_unit.ts";
 import { type Match, searchAnswer } from "./search_answer.ts";
 import {
   matchLines,
@@ -290,25 +284,12 @@ export function searchTextTool(
           }
           // Read the very file the walk listed, bounded by the cap; one
           // that vanished, changed type or cannot be read is skipped.
-          let read: ReadResult;
-          try {
-            read = await ws.readFile(file.target, {
-              maxBytes: caps.maxReadBytes,
-              signal: ctx.signal,
-              skipLarger: true,
-              scratch,
-            });
-          } catch (error) {
-            if (!(error instanceof WorkspaceError)) throw error;
-            skipped++;
-            continue;
-          }
-          if (read.truncated) {
-            skipped++;
-            continue;
-          }
-          const bytes = read.bytes;
-          if (!isProbablyText(bytes.subarray(0, SNIFF_BYTES))) {
+          const bytes = await readSearchable(ws, file.target, {
+            maxBytes: caps.maxReadBytes,
+            signal: ctx.signal,
+            scratch,
+          });
+          if (bytes === undefined) {
             skipped++;
             continue;
           }
