@@ -6,7 +6,6 @@
  */
 
 import { defineTool, type Tool } from "../mcp/tool.ts";
-import { textContent } from "../mcp/content.ts";
 import { walkSkips } from "../workspace/workspace.ts";
 import type { WorkspaceView } from "../workspace/roots.ts";
 import type { TextIndex } from "../workspace/text_index.ts";
@@ -17,6 +16,7 @@ import {
   skippedNote,
   type ToolCaps,
 } from "./common.ts";
+import { findAnswer } from "./find_answer.ts";
 import { GLOB_SYNTAX, globMatcher, MAX_GLOB_LENGTH } from "./glob.ts";
 
 /**
@@ -106,22 +106,13 @@ export function findFilesTool(
         }
         found.push(displayPath(entry.relative));
       }
-      const count = found.length;
-      if (truncated) {
-        found.push(
-          `[More than ${limit} files match; narrow the pattern or the path to see the rest.]`,
-        );
-      } else if (count === 0) {
-        found.push(
-          '[No files match; try a broader pattern such as "*" + an extension, or list_directory.]',
-        );
-      }
-      const skipped = skippedNote(skips);
-      if (skipped !== undefined) found.push(`[${skipped}]`);
-      return {
-        content: [textContent(found.join("\n"))],
-        structuredContent: { pattern, count, truncated },
-      };
+      return findAnswer({
+        pattern,
+        paths: found,
+        limit,
+        truncated,
+        walkNote: skippedNote(skips),
+      });
     },
   });
 }

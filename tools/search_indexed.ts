@@ -15,7 +15,7 @@
  * @module
  */
 
-import { textContent, toolError } from "../mcp/content.ts";
+import { toolError } from "../mcp/content.ts";
 import type { ToolResult } from "../mcp/tool.ts";
 import { decodeText } from "../workspace/content.ts";
 import {
@@ -32,6 +32,7 @@ import {
 import type { WorkspaceView } from "../workspace/roots.ts";
 import { displayPath, macrotask, Pacer, skippedNote } from "./common.ts";
 import type { SearchRegex } from "./regex.ts";
+import { findAnswer } from "./find_answer.ts";
 import { readSearchable } from "./scan_unit.ts";
 import { type Match, searchAnswer } from "./search_answer.ts";
 import { requiredRuns } from "./regex_literals.ts";
@@ -181,24 +182,14 @@ export async function indexedFindFiles(
     }
     paths.push(displayPath(relative));
   }
-  // Skips are known only for the whole walk, or (none) below it.
-  const skips = skipsBefore(view, stop);
-  const count = paths.length;
-  if (truncated) {
-    paths.push(
-      `[More than ${limit} files match; narrow the pattern or the path to see the rest.]`,
-    );
-  } else if (count === 0) {
-    paths.push(
-      '[No files match; try a broader pattern such as "*" + an extension, or list_directory.]',
-    );
-  }
-  const skipped = skippedNote(skips);
-  if (skipped !== undefined) paths.push(`[${skipped}]`);
-  return {
-    content: [textContent(paths.join("\n"))],
-    structuredContent: { pattern: call.pattern, count, truncated },
-  };
+  return findAnswer({
+    pattern: call.pattern,
+    paths,
+    limit,
+    truncated,
+    // Skips are known only for the whole walk, or (none) below it.
+    walkNote: skippedNote(skipsBefore(view, stop)),
+  });
 }
 
 /** The trigrams a matching file must hold; empty when none are known. */

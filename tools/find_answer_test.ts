@@ -1,0 +1,41 @@
+import { strict as assert } from "node:assert";
+import { findAnswer } from "./find_answer.ts";
+
+Deno.test("findAnswer: paths, then the notes; the count as structured content", () => {
+  const result = findAnswer({
+    pattern: "*.ts",
+    paths: ["a.ts", "b/c.ts"],
+    limit: 2,
+    truncated: true,
+    walkNote: "1 unreadable entry was skipped.",
+  });
+  assert.deepEqual(result.content, [{
+    type: "text",
+    text: [
+      "a.ts",
+      "b/c.ts",
+      "[More than 2 files match; narrow the pattern or the path to see the rest.]",
+      "[1 unreadable entry was skipped.]",
+    ].join("\n"),
+  }]);
+  assert.deepEqual(result.structuredContent, {
+    pattern: "*.ts",
+    count: 2,
+    truncated: true,
+  });
+});
+
+Deno.test("findAnswer: no match suggests a broader pattern", () => {
+  const result = findAnswer({
+    pattern: "*.zz",
+    paths: [],
+    limit: 10,
+    truncated: false,
+    walkNote: undefined,
+  });
+  assert.match(
+    (result.content[0] as { text: string }).text,
+    /^\[No files match; try a broader pattern/,
+  );
+  assert.equal(result.structuredContent?.count, 0);
+});
