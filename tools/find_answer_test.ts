@@ -33,9 +33,10 @@ Deno.test("findAnswer: no match suggests a broader pattern", () => {
     truncated: false,
     walkNote: undefined,
   });
-  assert.match(
-    (result.content[0] as { text: string }).text,
-    /^\[No files match; try a broader pattern/,
-  );
+  assert.deepEqual(result.content, [{
+    type: "text",
+    text:
+      '[No files match; try a broader pattern such as "*" + an extension, or list_directory.]',
+  }]);
   assert.equal(result.structuredContent?.count, 0);
 });
