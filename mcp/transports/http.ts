@@ -45,6 +45,9 @@ import type {
   StatelessTransport,
 } from "./http_stateless.ts";
 
+/** Default of {@linkcode HttpOptions.healthPath}. */
+export const DEFAULT_HEALTH_PATH = "/health";
+
 /** Default of {@linkcode HttpOptions.maxBodyBytes}: 4 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -83,6 +86,13 @@ export interface HttpOptions {
   port: number;
   /** The endpoint's path; default "/mcp". */
   path?: string;
+  /**
+   * Where a load balancer checks the server is up; default "/health", ""
+   * for none. A GET (or HEAD) there is answered 200 `ok` while the server
+   * serves and 503 once it shuts down; it needs no token (it reveals
+   * nothing), but `Host` and `Origin` are checked as everywhere.
+   */
+  healthPath?: string;
   /**
    * `Origin` values accepted besides the defaults (http:// and the
    * loopback names and listening name, with the port); requests without
@@ -190,6 +200,26 @@ function errorResponse(
   return new Response(encodeError(null, code, message), {
     status,
     headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+/**
+ * The answer of the health path: 200 `ok` to GET and HEAD (a server that
+ * shuts down answers 503 before it gets here), never cached.
+ */
+function healthResponse(method: string): Response {
+  if (method !== "GET" && method !== "HEAD") {
+    return errorResponse(
+      405,
+      `Method Not Allowed: the health check answers GET and HEAD, not ${method}.`,
+      { allow: "GET, HEAD" },
+    );
+  }
+  return new Response("ok\n", {
+    headers: {
+      "content-type": "text/plain; charset=utf-8",
+      "cache-control": "no-store",
+    },
   });
 }
 
@@ -325,6 +355,9 @@ class StreamableHttpServer implements HttpServer {
     }
     const url = new URL(request.url);
     if (url.pathname !== this.#path) {
+      if (
+        url.pathname === (this.#options.healthPath ?? DEFAULT_HEALTH_PATH)
+      ) return healthResponse(request.method);
       return errorResponse(
         404,
         `Not Found: this server serves MCP at ${this.#path} only; send your requests to ${this.url}.`,
