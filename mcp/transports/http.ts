@@ -89,8 +89,8 @@ export interface HttpOptions {
   /**
    * Where a load balancer checks the server is up; default "/health", ""
    * for none. A GET (or HEAD) there is answered 200 `ok` while the server
-   * serves and 503 once it shuts down; it needs no token (it reveals
-   * nothing), but `Host` and `Origin` are checked as everywhere.
+   * serves and 503 once it shuts down, whatever its `Host`, `Origin` and
+   * token: it reveals nothing else.
    */
   healthPath?: string;
   /**
@@ -230,6 +230,7 @@ class StreamableHttpServer implements HttpServer {
   readonly #options: HttpOptions;
   readonly #logger: Logger;
   readonly #path: string;
+  readonly #healthPath: string;
   readonly #hosts: string[];
   readonly #origins: string[];
   readonly #http: Deno.HttpServer<Deno.NetAddr>;
@@ -250,6 +251,7 @@ class StreamableHttpServer implements HttpServer {
     this.#options = options;
     this.#logger = options.logger ?? server.logger;
     this.#path = options.path ?? "/mcp";
+    this.#healthPath = options.healthPath ?? DEFAULT_HEALTH_PATH;
     this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
     this.#idleMs = options.sessionIdleTimeoutMs ??
@@ -336,6 +338,12 @@ class StreamableHttpServer implements HttpServer {
         "Service Unavailable: the server is shutting down; try again once it is back.",
       );
     }
+    // Before the Host, Origin and token checks: the answer tells nothing
+    // but that the process serves, so a probe needs no configuration.
+    if (this.#healthPath !== "" && request.url.includes(this.#healthPath)) {
+      const path = new URL(request.url).pathname;
+      if (path === this.#healthPath) return healthResponse(request.method);
+    }
     const headers = request.headers;
     if (!hostAllowed(headers.get("host"), this.#hosts)) {
       return errorResponse(
@@ -355,9 +363,6 @@ class StreamableHttpServer implements HttpServer {
     }
     const url = new URL(request.url);
     if (url.pathname !== this.#path) {
-      if (
-        url.pathname === (this.#options.healthPath ?? DEFAULT_HEALTH_PATH)
-      ) return healthResponse(request.method);
       return errorResponse(
         404,
         `Not Found: this server serves MCP at ${this.#path} only; send your requests to ${this.url}.`,
