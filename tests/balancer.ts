@@ -211,6 +211,133 @@ export async function startNginx(
   }
 }
 
+/** The HAProxy configuration the README shows. */
+export const HAPROXY_CONFIG: URL = new URL(
+  "../examples/deploy/haproxy.cfg",
+  import.meta.url,
+);
+
+/** A `server` line of a backend: indent, name, address, parameters. */
+const BACKEND_SERVER = /^(\s*)server \S+ 127\.0\.0\.1:\d+((?: [^\n]*)?)$/;
+
+/** The `bind` line of a frontend. */
+const BIND = /^(\s*)bind \S+$/;
+
+/**
+ * The HAProxy configuration `template` (the README's) bound to `listen`
+ * and balancing over `upstreams`, like {@linkcode nginxSite}; and, for the
+ * test to see, the instance that answered in an `X-Upstream` header.
+ */
+export function haproxyConfig(
+  template: string,
+  listen: string,
+  upstreams: readonly string[],
+): string {
+  const lines = template.split("\n");
+  const servers = lines.flatMap((line, at) =>
+    BACKEND_SERVER.test(line) ? [at] : []
+  );
+  if (servers.length === 0 || lines.filter((l) => BIND.test(l)).length !== 1) {
+    throw new Error(
+      "the HAProxy configuration needs one `bind` line and backend `server NAME 127.0.0.1:PORT` lines",
+    );
+  }
+  const [, indent, params] = BACKEND_SERVER.exec(lines[servers[0]])!;
+  const block = [
+    `${indent}http-response set-header X-Upstream %si:%sp`,
+    ...upstreams.map((address, i) =>
+      `${indent}server mcp${i + 1} ${address}${params}`
+    ),
+  ];
+  return lines.flatMap((line, at) =>
+    at === servers[0]
+      ? block
+      : servers.includes(at)
+      ? []
+      : [line.replace(BIND, `$1bind ${listen}`)]
+  ).join("\n");
+}
+
+/**
+ * Start HAProxy (`program`) in the foreground with `config(listen)` on a
+ * free port; retries on another port when the one chosen was taken.
+ */
+export async function startHaproxy(
+  program: string,
+  config: (listen: string) => string,
+): Promise<Balancer> {
+  for (let attempt = 1;; attempt++) {
+    const dir = await Deno.makeTempDir({ prefix: "shipcode-haproxy-" });
+    const port = freePort();
+    const listen = `127.0.0.1:${port}`;
+    await Deno.writeTextFile(`${dir}/haproxy.cfg`, config(listen));
+    const child = new Deno.Command(program, {
+      args: ["-f", `${dir}/haproxy.cfg`, "-db"],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const started = await waitForListener(child, port, dir);
+    if (started.ready) {
+      return {
+        url: `http://${listen}/mcp`,
+        accessLog: () => "",
+        stop: started.stop,
+      };
+    }
+    await started.stop();
+    if (attempt < 3 && /Address already in use/i.test(started.output)) {
+      continue;
+    }
+    throw new Error(`haproxy did not start on ${listen}:\n${started.output}`);
+  }
+}
+
+/**
+ * Wait (up to 30 s) until `child` accepts connections on `port`; `stop`
+ * kills it, waits for it and removes `dir`; `output` is what it printed.
+ */
+async function waitForListener(
+  child: Deno.ChildProcess,
+  port: number,
+  dir: string,
+): Promise<{ ready: boolean; output: string; stop(): Promise<void> }> {
+  let output = "";
+  const decoder = new TextDecoder();
+  const drain = async (stream: ReadableStream<Uint8Array>) => {
+    for await (const chunk of stream) {
+      if (output.length < 64 * 1024) output += decoder.decode(chunk);
+    }
+  };
+  const reading = Promise.all([
+    child.stdout ? drain(child.stdout) : undefined,
+    drain(child.stderr),
+  ]).catch(() => {});
+  let exited = false;
+  const status = child.status.then((status) => {
+    exited = true;
+    return status;
+  });
+  const stop = async () => {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+    await status;
+    await reading;
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  };
+  for (let i = 0; i < 300 && !exited; i++) {
+    try {
+      (await Deno.connect({ hostname: "127.0.0.1", port })).close();
+      return { ready: !exited, output, stop };
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  await stop();
+  return { ready: false, output, stop };
+}
+
 /** The fixture the instances serve (their working directory). */
 export const WORKSPACE_ROOT = `${PROJECT_ROOT}tests/fixtures/ws`;
 
