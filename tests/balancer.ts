@@ -22,7 +22,7 @@ export const NGINX_SITE: URL = new URL(
   import.meta.url,
 );
 
-/** The first of `paths` that is an executable file, else one found on PATH. */
+/** Where the program `name` is: in /usr/sbin, /usr/local/sbin or on PATH. */
 export function findProgram(name: string): string | undefined {
   const dirs = [
     "/usr/sbin",

@@ -65,8 +65,8 @@ Deno.test("haproxyConfig: the bind address and the servers replaced, and the ans
   ]);
   const servers = config.split("\n").filter((line) => /^\s*server /.test(line));
   assert.deepEqual(servers, [
-    "    server mcp1 127.0.0.1:9001 check inter 1s fall 1 rise 2",
-    "    server mcp2 127.0.0.1:9002 check inter 1s fall 1 rise 2",
+    "    server mcp1 127.0.0.1:9001 check inter 1s fall 2 rise 2",
+    "    server mcp2 127.0.0.1:9002 check inter 1s fall 2 rise 2",
   ]);
   assert.match(config, /^ {4}bind 127\.0\.0\.1:9000$/m);
   assert.match(config, /^ {4}http-response set-header X-Upstream %si:%sp$/m);
