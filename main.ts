@@ -337,6 +337,16 @@ async function main(args: string[]): Promise<number> {
       return 0;
     }
     case "serve": {
+      // Loaded only with --state-key-env, like what follows.
+      if (command.config.stateKeyEnv !== "") {
+        const problem = (await import("./cli/state_key.ts")).useStateKey(
+          command.config.stateKeyEnv,
+        );
+        if (problem !== undefined) {
+          console.error(`shipcode-mcp: ${problem}`);
+          return 2;
+        }
+      }
       // Loaded only with --http: stdio's start-up never pays for it.
       if (command.config.http !== "") {
         return await serveOverHttp(command.config);

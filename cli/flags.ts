@@ -256,6 +256,16 @@ export const FLAGS = {
     help:
       "with `--http`: require `Authorization: Bearer` with the token held in environment variable `NAME`",
   },
+  stateKeyEnv: {
+    name: "state-key-env",
+    kind: "env",
+    arg: "NAME",
+    default: "",
+    example: "MCP_STATE_KEY",
+    defaultText: "a random key per process",
+    help:
+      "sign 2026-07-28 `requestState` with the key held in environment variable `NAME` (32 bytes or more), so that instances sharing it accept each other's",
+  },
   maxBodyBytes: {
     name: "max-body-bytes",
     kind: "bytes",

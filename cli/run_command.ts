@@ -23,18 +23,26 @@ export const PERMISSION_FLAGS: readonly string[] = [
 
 /**
  * {@linkcode PERMISSION_FLAGS} for a server started with `http` (the
- * `--http` value, `HOST:PORT`, or "" for stdio) and `authTokenEnv` (the
- * `--auth-token-env` name, or ""): the network only at the address it
- * listens on, and the environment only for the variable holding the token.
+ * `--http` value, `HOST:PORT`, or "" for stdio), `authTokenEnv` (the
+ * `--auth-token-env` name, or "") and `stateKeyEnv` (the `--state-key-env`
+ * name, or "", the default when left out): the network only at the
+ * address it listens on, and the environment only for the variables
+ * holding the token (with `--http`) and the request-state key (on either
+ * transport).
  */
 export function permissionFlags(
-  options: { http: string; authTokenEnv: string },
+  options: { http: string; authTokenEnv: string; stateKeyEnv?: string },
 ): string[] {
-  if (options.http === "") return [...PERMISSION_FLAGS];
-  const extra = [`--allow-net=${options.http}`];
-  if (options.authTokenEnv !== "") {
-    extra.push(`--allow-env=${options.authTokenEnv}`);
+  const names: string[] = [];
+  if (options.http !== "" && options.authTokenEnv !== "") {
+    names.push(options.authTokenEnv);
   }
+  const stateKeyEnv = options.stateKeyEnv ?? "";
+  if (stateKeyEnv !== "" && !names.includes(stateKeyEnv)) {
+    names.push(stateKeyEnv);
+  }
+  const extra = options.http === "" ? [] : [`--allow-net=${options.http}`];
+  if (names.length > 0) extra.push(`--allow-env=${names.join(",")}`);
   return [PERMISSION_FLAGS[0], ...extra, ...PERMISSION_FLAGS.slice(1)];
 }
 

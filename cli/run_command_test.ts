@@ -130,7 +130,10 @@ Deno.test("DENO_RUN_FLAGS: every deno run command line in the README grants the 
     // With --http, the network at that address (and the token's variable).
     const http = /--http (\S+)/.exec(run)?.[1] ?? "";
     const authTokenEnv = /--auth-token-env (\S+)/.exec(run)?.[1] ?? "";
-    const flags = permissionFlags({ http, authTokenEnv }).join(" ");
+    const stateKeyEnv = /--state-key-env (\S+)/.exec(run)?.[1] ?? "";
+    const flags = permissionFlags({ http, authTokenEnv, stateKeyEnv }).join(
+      " ",
+    );
     assert.ok(run.startsWith(`${flags} `), run);
   }
   const v8 = [...readme.matchAll(/--v8-flags=[^\s`]*/g)].map((m) => m[0]);
@@ -161,5 +164,30 @@ Deno.test("permissionFlags: stdio reads only; --http adds the network at its add
       "--allow-env=TOKEN",
       "--no-prompt",
     ],
+  );
+});
+
+Deno.test("permissionFlags: --state-key-env adds its variable on either transport, beside the token's", () => {
+  assert.deepEqual(
+    permissionFlags({ http: "", authTokenEnv: "", stateKeyEnv: "KEY" }),
+    ["--allow-read", "--allow-env=KEY", "--no-prompt"],
+  );
+  assert.deepEqual(
+    permissionFlags({
+      http: "127.0.0.1:8080",
+      authTokenEnv: "TOKEN",
+      stateKeyEnv: "KEY",
+    }),
+    [
+      "--allow-read",
+      "--allow-net=127.0.0.1:8080",
+      "--allow-env=TOKEN,KEY",
+      "--no-prompt",
+    ],
+  );
+  // One variable for both is granted once.
+  assert.deepEqual(
+    permissionFlags({ http: "0:1", authTokenEnv: "S", stateKeyEnv: "S" }),
+    ["--allow-read", "--allow-net=0:1", "--allow-env=S", "--no-prompt"],
   );
 });

@@ -2,10 +2,11 @@
  * `deno task serve`: run the server from source with exactly the
  * permissions its flags need, which a task written in advance cannot know:
  * with `--http HOST:PORT` the network at that address (and the token's
- * variable with `--auth-token-env`), else reading files only. It starts
- * `main.ts` in a child Deno with those flags (`permissionFlags`), passes
- * its arguments on unchanged, hands it stdin, stdout and stderr, passes
- * SIGTERM on, and exits with its status.
+ * variable with `--auth-token-env`), else reading files only; on either,
+ * the key's variable with `--state-key-env`. It starts `main.ts` in a
+ * child Deno with those flags (`permissionFlags`), passes its arguments on
+ * unchanged, hands it stdin, stdout and stderr, passes SIGTERM on, and
+ * exits with its status.
  *
  * `deno task start` stays the direct way to serve stdio: it starts the
  * server in one process, without this launcher in front.
@@ -28,7 +29,7 @@ export function serveDenoArgs(
   mainScript: string,
   cwd: string,
 ): string[] {
-  let needs = { http: "", authTokenEnv: "" };
+  let needs = { http: "", authTokenEnv: "", stateKeyEnv: "" };
   try {
     const command = parseFlags(args, cwd);
     if (command.kind === "serve") needs = command.config;

@@ -120,6 +120,8 @@ export interface ListeningProcess {
   stderr(): string;
   /** Stop it as a service is stopped: SIGTERM, then SIGKILL after 10 s. */
   stop(): Promise<void>;
+  /** Send it `signal` at once (SIGKILL: a crash); resolves once it exited. */
+  kill(signal: Deno.Signal): Promise<Deno.CommandStatus>;
 }
 
 /** What {@linkcode startListening} runs. */
@@ -130,6 +132,8 @@ export interface ListeningCommand {
   args: string[];
   /** Where it runs; default: here. */
   cwd?: string;
+  /** Environment variables to set besides this process's. */
+  env?: Record<string, string>;
 }
 
 /**
@@ -147,7 +151,7 @@ export async function startListening(
     stdin: "null",
     stdout: "null",
     stderr: "piped",
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...spec.env },
   }).spawn();
   let stderr = "";
   const url = Promise.withResolvers<string>();
@@ -198,7 +202,13 @@ export async function startListening(
         );
       }),
     ]);
-    return { url: served, pid: child.pid, stderr: () => stderr, stop };
+    const kill = async (signal: Deno.Signal) => {
+      try {
+        child.kill(signal);
+      } catch { /* already gone */ }
+      return await child.status;
+    };
+    return { url: served, pid: child.pid, stderr: () => stderr, stop, kill };
   } catch (error) {
     await stop();
     throw error;

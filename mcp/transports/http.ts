@@ -45,6 +45,9 @@ import type {
   StatelessTransport,
 } from "./http_stateless.ts";
 
+/** Default of {@linkcode HttpOptions.healthPath}. */
+export const DEFAULT_HEALTH_PATH = "/health";
+
 /** Default of {@linkcode HttpOptions.maxBodyBytes}: 4 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -83,6 +86,13 @@ export interface HttpOptions {
   port: number;
   /** The endpoint's path; default "/mcp". */
   path?: string;
+  /**
+   * Where a load balancer checks the server is up; default "/health", ""
+   * for none. A GET (or HEAD) there is answered 200 `ok` while the server
+   * serves and 503 once it shuts down, whatever its `Host`, `Origin` and
+   * token: it reveals nothing else.
+   */
+  healthPath?: string;
   /**
    * `Origin` values accepted besides the defaults (http:// and the
    * loopback names and listening name, with the port); requests without
@@ -193,6 +203,26 @@ function errorResponse(
   });
 }
 
+/**
+ * The answer of the health path: 200 `ok` to GET and HEAD (a server that
+ * shuts down answers 503 before it gets here), never cached.
+ */
+function healthResponse(method: string): Response {
+  if (method !== "GET" && method !== "HEAD") {
+    return errorResponse(
+      405,
+      `Method Not Allowed: the health check answers GET and HEAD, not ${method}.`,
+      { allow: "GET, HEAD" },
+    );
+  }
+  return new Response("ok\n", {
+    headers: {
+      "content-type": "text/plain; charset=utf-8",
+      "cache-control": "no-store",
+    },
+  });
+}
+
 class StreamableHttpServer implements HttpServer {
   readonly url: string;
   readonly finished: Promise<void>;
@@ -200,6 +230,7 @@ class StreamableHttpServer implements HttpServer {
   readonly #options: HttpOptions;
   readonly #logger: Logger;
   readonly #path: string;
+  readonly #healthPath: string;
   readonly #hosts: string[];
   readonly #origins: string[];
   readonly #http: Deno.HttpServer<Deno.NetAddr>;
@@ -220,6 +251,7 @@ class StreamableHttpServer implements HttpServer {
     this.#options = options;
     this.#logger = options.logger ?? server.logger;
     this.#path = options.path ?? "/mcp";
+    this.#healthPath = options.healthPath ?? DEFAULT_HEALTH_PATH;
     this.#maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#bodyTimeoutMs = options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS;
     this.#idleMs = options.sessionIdleTimeoutMs ??
@@ -305,6 +337,12 @@ class StreamableHttpServer implements HttpServer {
         503,
         "Service Unavailable: the server is shutting down; try again once it is back.",
       );
+    }
+    // Before the Host, Origin and token checks: the answer tells nothing
+    // but that the process serves, so a probe needs no configuration.
+    if (this.#healthPath !== "" && request.url.includes(this.#healthPath)) {
+      const path = new URL(request.url).pathname;
+      if (path === this.#healthPath) return healthResponse(request.method);
     }
     const headers = request.headers;
     if (!hostAllowed(headers.get("host"), this.#hosts)) {
