@@ -181,6 +181,7 @@ export {
   ToolFailure,
   ToolRegistry,
   type ToolResult,
+  type ToolTaskOptions,
 } from "./mcp/tool.ts";
 export {
   definePrompt,
@@ -255,7 +256,18 @@ export {
   loggingHandlers,
   modernHandlers,
   promptHandlers,
+  taskHandlers,
 } from "./handlers/mod.ts";
+export {
+  declaresTasks,
+  isTerminal,
+  MISSING_CLIENT_CAPABILITY,
+  TASKS_EXTENSION,
+  type TaskStatus,
+  TaskStore,
+  taskStoreOf,
+  type TaskStoreOptions,
+} from "./mcp/ext_tasks.ts";
 export {
   CACHE_HINTS,
   type CacheHint,

@@ -56,10 +56,13 @@ import {
   serveHttp,
   serveStdio,
   type Session,
+  taskHandlers,
+  TASKS_EXTENSION,
   textContent,
   toolError,
   watchResources,
 } from "../mod.ts";
+import { registerTaskFixtures } from "./conformance_extensions.ts";
 
 /** A 1×1 red PNG, base64: the image of the image fixtures. */
 export const RED_PIXEL_PNG =
@@ -311,10 +314,12 @@ export function createConformanceServer(): McpServer {
     ...completionHandlers,
     ...loggingHandlers,
     ...modernHandlers,
+    ...taskHandlers,
     "resources/subscribe": watchingSubscribe(handlers["resources/subscribe"]),
   };
   const capabilities = capabilitiesOf(map, { listChanged: true });
   capabilities.resources = { subscribe: true, listChanged: true };
+  capabilities.extensions = { [TASKS_EXTENSION]: {} };
   const resources = new FixtureResources();
   const server = new McpServer({
     handlers: map,
@@ -333,6 +338,7 @@ export function createConformanceServer(): McpServer {
   registerTools(server, resources);
   registerPrompts(server);
   registerStatelessFixtures(server);
+  registerTaskFixtures(server);
   return server;
 }
 

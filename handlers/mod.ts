@@ -90,3 +90,18 @@ export const modernHandlers: HandlerMap = {
     import("./subscriptions_listen.ts").then((m) => m.subscriptionsListen)
   ),
 };
+
+/**
+ * The methods of the tasks extension (`io.modelcontextprotocol/tasks`,
+ * 2026-07-28): add these to the map and declare the extension (see
+ * `TASKS_EXTENSION`) to let tools with a `task` option run as tasks.
+ */
+export const taskHandlers: HandlerMap = {
+  "tasks/get": lazyHandler(() => import("./tasks.ts").then((m) => m.tasksGet)),
+  "tasks/update": lazyHandler(() =>
+    import("./tasks.ts").then((m) => m.tasksUpdate)
+  ),
+  "tasks/cancel": lazyHandler(() =>
+    import("./tasks.ts").then((m) => m.tasksCancel)
+  ),
+};
