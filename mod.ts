@@ -256,8 +256,26 @@ export {
   loggingHandlers,
   modernHandlers,
   promptHandlers,
+  skillHandlers,
   taskHandlers,
 } from "./handlers/mod.ts";
+export {
+  DIRECTORY_MIME_TYPE,
+  MAX_SKILL_BYTES,
+  MAX_SKILL_FILES,
+  serveSkills,
+  SKILL_MD,
+  type SkillDefinition,
+  type SkillEntry,
+  type SkillFile,
+  skillMarkdown,
+  type SkillResourceEntry,
+  SKILLS_EXTENSION,
+  skillsCapability,
+  SkillSet,
+  skillsOf,
+  withSkills,
+} from "./mcp/ext_skills.ts";
 export {
   declaresTasks,
   isTerminal,

@@ -2,7 +2,8 @@
  * The fixtures of the conformance suite's extension scenarios, added to the
  * conformance fixture server (`conformance_server.ts`): tools that run as
  * tasks (`io.modelcontextprotocol/tasks`), named and behaving as the
- * suite's `tasks-*` scenarios expect.
+ * suite's `tasks-*` scenarios expect, and skills
+ * (`io.modelcontextprotocol/skills`) for its `sep-2640-skills-*` ones.
  *
  * @module
  */
@@ -12,6 +13,8 @@ import {
   ErrorCode,
   type McpServer,
   RpcError,
+  serveSkills,
+  SkillSet,
   textContent,
   ToolFailure,
 } from "../mod.ts";
@@ -182,4 +185,52 @@ export function registerTaskFixtures(server: McpServer): void {
       };
     },
   }));
+}
+
+/**
+ * The skills the fixture serves (`io.modelcontextprotocol/skills`): one
+ * at the top of `skill://` with files in nested directories, and one under
+ * a publisher's segment whose frontmatter has metadata.
+ */
+export function fixtureSkills(): SkillSet {
+  return new SkillSet([
+    {
+      path: "code-review",
+      frontmatter: {
+        name: "code-review",
+        description: "Review a change for correctness, tests and style.",
+      },
+      body:
+        "# Code review\n\nRead the change, then go through references/checklist.md.\n",
+      files: [
+        {
+          path: "references/checklist.md",
+          content: "- Does every new branch have a test?\n- Are errors said?\n",
+        },
+        {
+          path: "references/style/naming.md",
+          content: "Modules are snake_case; exports are camelCase.\n",
+        },
+        {
+          path: "scripts/count_todos.sh",
+          content: '#!/bin/sh\ngrep -rc TODO "$@"\n',
+        },
+      ],
+    },
+    {
+      path: "shipcode/release-notes",
+      frontmatter: {
+        name: "release-notes",
+        description: "Write release notes from a list of merged changes.",
+        license: "MIT",
+        metadata: { author: "shipcode", version: "1.0" },
+      },
+      body: "# Release notes\n\nGroup the changes by area, newest first.\n",
+    },
+  ]);
+}
+
+/** Serve {@linkcode fixtureSkills} from `server` (see `serveSkills`). */
+export function registerSkillFixtures(server: McpServer): void {
+  serveSkills(server, fixtureSkills());
 }

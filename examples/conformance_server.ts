@@ -56,13 +56,19 @@ import {
   serveHttp,
   serveStdio,
   type Session,
+  skillHandlers,
+  SKILLS_EXTENSION,
+  skillsCapability,
   taskHandlers,
   TASKS_EXTENSION,
   textContent,
   toolError,
   watchResources,
 } from "../mod.ts";
-import { registerTaskFixtures } from "./conformance_extensions.ts";
+import {
+  registerSkillFixtures,
+  registerTaskFixtures,
+} from "./conformance_extensions.ts";
 
 /** A 1×1 red PNG, base64: the image of the image fixtures. */
 export const RED_PIXEL_PNG =
@@ -315,11 +321,15 @@ export function createConformanceServer(): McpServer {
     ...loggingHandlers,
     ...modernHandlers,
     ...taskHandlers,
+    ...skillHandlers,
     "resources/subscribe": watchingSubscribe(handlers["resources/subscribe"]),
   };
   const capabilities = capabilitiesOf(map, { listChanged: true });
   capabilities.resources = { subscribe: true, listChanged: true };
-  capabilities.extensions = { [TASKS_EXTENSION]: {} };
+  capabilities.extensions = {
+    [TASKS_EXTENSION]: {},
+    [SKILLS_EXTENSION]: skillsCapability(),
+  };
   const resources = new FixtureResources();
   const server = new McpServer({
     handlers: map,
@@ -339,6 +349,7 @@ export function createConformanceServer(): McpServer {
   registerPrompts(server);
   registerStatelessFixtures(server);
   registerTaskFixtures(server);
+  registerSkillFixtures(server);
   return server;
 }
 

@@ -105,3 +105,20 @@ export const taskHandlers: HandlerMap = {
     import("./tasks.ts").then((m) => m.tasksCancel)
   ),
 };
+
+/**
+ * The methods of the skills extension (`io.modelcontextprotocol/skills`):
+ * add these to the map, serve a `SkillSet` with `serveSkills` and declare
+ * the extension (`SKILLS_EXTENSION`: `skillsCapability()`).
+ */
+export const skillHandlers: HandlerMap = {
+  "skills/list": lazyHandler(() =>
+    import("./skills.ts").then((m) => m.skillsList)
+  ),
+  "skills/get": lazyHandler(() =>
+    import("./skills.ts").then((m) => m.skillsGet)
+  ),
+  "resources/directory/read": lazyHandler(() =>
+    import("./skills.ts").then((m) => m.resourcesDirectoryRead)
+  ),
+};
