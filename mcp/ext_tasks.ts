@@ -24,7 +24,11 @@
 
 import { ErrorCode, isObject, type JsonObject, RpcError } from "./jsonrpc.ts";
 import type { LoggingLevel } from "./logging.ts";
-import { type ClientRequestOptions, Session } from "./session.ts";
+import {
+  CLIENT_CAPABILITY_OF,
+  type ClientRequestOptions,
+  Session,
+} from "./session.ts";
 import type { Tool, ToolContext, ToolResult } from "./tool.ts";
 export type { ToolTaskOptions } from "./tool.ts";
 import { ToolFailure } from "./tool.ts";
@@ -41,6 +45,12 @@ export const DEFAULT_TASK_TTL_MS: number = 10 * 60_000;
 
 /** How often a client is asked to poll a task, unless configured (ms). */
 export const DEFAULT_POLL_INTERVAL_MS: number = 500;
+
+/** How many tasks may be running at once, unless configured. */
+export const DEFAULT_MAX_RUNNING: number = 64;
+
+/** How many tasks are kept (running or ended), unless configured. */
+export const DEFAULT_MAX_KEPT: number = 1000;
 
 /** A task's status. */
 export type TaskStatus =
@@ -81,6 +91,16 @@ export interface TaskStoreOptions {
   ttlMs?: number;
   /** The polling interval suggested to clients (ms). */
   pollIntervalMs?: number;
+  /**
+   * How many tasks may be running (not yet ended) at once: a call beyond
+   * it is not made a task (see {@linkcode TaskStore.full}).
+   */
+  maxRunning?: number;
+  /**
+   * How many tasks are kept in all: beyond it, the oldest ended tasks are
+   * forgotten before their TTL.
+   */
+  maxKept?: number;
   /** The clock (ms since the epoch); tests set it. */
   now?: () => number;
 }
@@ -103,6 +123,10 @@ export class TaskStore {
   readonly ttlMs: number;
   /** The polling interval suggested to clients (ms). */
   readonly pollIntervalMs: number;
+  /** How many tasks may be running at once. */
+  readonly maxRunning: number;
+  /** How many tasks are kept in all. */
+  readonly maxKept: number;
   readonly #now: () => number;
   readonly #tasks = new Map<string, TaskRecord>();
 
@@ -110,7 +134,31 @@ export class TaskStore {
   constructor(options: TaskStoreOptions = {}) {
     this.ttlMs = options.ttlMs ?? DEFAULT_TASK_TTL_MS;
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.maxRunning = options.maxRunning ?? DEFAULT_MAX_RUNNING;
+    this.maxKept = options.maxKept ?? DEFAULT_MAX_KEPT;
     this.#now = options.now ?? Date.now;
+  }
+
+  /**
+   * Whether a new task would exceed {@linkcode TaskStore.maxRunning} or
+   * {@linkcode TaskStore.maxKept} (after forgetting the oldest ended ones):
+   * then {@linkcode TaskStore.create} throws, and a caller runs the work as
+   * a plain call or refuses it.
+   */
+  get full(): boolean {
+    this.#expire();
+    let running = 0;
+    for (const record of this.#tasks.values()) {
+      if (!isTerminal(record.status)) running++;
+    }
+    if (running >= this.maxRunning) return true;
+    // Make room among the ended tasks, oldest first (the map keeps them in
+    // creation order).
+    for (const [taskId, record] of this.#tasks) {
+      if (this.#tasks.size < this.maxKept) break;
+      if (isTerminal(record.status)) this.#tasks.delete(taskId);
+    }
+    return this.#tasks.size >= this.maxKept;
   }
 
   /** How many tasks are kept (expired ones are dropped first). */
@@ -125,6 +173,7 @@ export class TaskStore {
    * the client (parking the task in `input_required` until `tasks/update`
    * answers). What `work` returns completes the task; an {@linkcode RpcError}
    * it throws fails it. The task exists before this returns its id.
+   * Throws a `RangeError` when the store is {@linkcode TaskStore.full}.
    */
   create(
     work: (
@@ -132,7 +181,11 @@ export class TaskStore {
       ask: (request: JsonObject, prefix: string) => Promise<unknown>,
     ) => Promise<JsonObject>,
   ): string {
-    this.#expire();
+    if (this.full) {
+      throw new RangeError(
+        `too many tasks: at most ${this.maxRunning} may run and ${this.maxKept} be kept at once`,
+      );
+    }
     const now = this.#now();
     const record: TaskRecord = {
       taskId: crypto.randomUUID(),
@@ -370,6 +423,16 @@ class TaskSession extends Session {
     params?: JsonObject,
     _options?: ClientRequestOptions,
   ): Promise<unknown> {
+    const capability = CLIENT_CAPABILITY_OF[method];
+    if (capability !== undefined && !this.declares(capability)) {
+      return Promise.reject(
+        new RpcError(
+          MISSING_CLIENT_CAPABILITY,
+          `Missing required client capability: the task needs the client's "${capability}" capability, which the request that created it did not declare.`,
+          { requiredCapabilities: { [capability]: {} } },
+        ),
+      );
+    }
     const request: JsonObject = { method };
     if (params !== undefined) request.params = params;
     return this.#ask(
@@ -400,6 +463,13 @@ function taskContext(
   };
 }
 
+function tooManyTasks(store: TaskStore): RpcError {
+  return new RpcError(
+    ErrorCode.InternalError,
+    `Internal error: the server is running or keeping as many tasks as it may (${store.maxRunning} running, ${store.maxKept} kept); wait for some to end (tasks/get) or cancel them (tasks/cancel), then call again.`,
+  );
+}
+
 /**
  * Run `tool`'s call with `args` the way its task option and the request's
  * capabilities say: as a task (the `CreateTaskResult` is returned at once),
@@ -421,6 +491,11 @@ export async function callWithTask(
   const session = ctx.session;
   const eligible = declaresTasks(session.clientCapabilities) &&
     (session.protocolVersion ?? "") >= "2026-07-28";
+  if (eligible && store.full) {
+    // No room for another task: an optional one runs as a plain call.
+    if (task.support === "required") throw tooManyTasks(store);
+    return await run(args);
+  }
   if (!eligible) {
     if (task.support === "required") {
       throw missingTasksCapability(
@@ -433,6 +508,7 @@ export async function callWithTask(
     ? args
     : await task.prepare(args, ctx);
   const meta = ctx.meta;
+  if (store.full) throw tooManyTasks(store);
   const taskId = store.create(async (signal, ask) => {
     const taskSession = new TaskSession(session, ask);
     try {

@@ -313,3 +313,74 @@ Deno.test("ext_tasks: declaresTasks wants an object under the extension's name",
   assert.equal(declaresTasks({ extensions: {} }), false);
   assert.equal(declaresTasks(undefined), false);
 });
+
+Deno.test("ext_tasks: beyond maxRunning no task is made: an optional tool runs plain, a required one is refused", async () => {
+  const store = new TaskStore({ maxRunning: 1 });
+  const hold = Promise.withResolvers<JsonObject>();
+  store.create(() => hold.promise);
+  assert.equal(store.full, true);
+  assert.throws(() => store.create(() => Promise.resolve({})), RangeError);
+  const plainRun = await callWithTask(
+    toolOf("optional"),
+    {},
+    contextFor("2026-07-28", WITH_TASKS),
+    store,
+    () => Promise.resolve({ content: [{ type: "text", text: "plain" }] }),
+    plain,
+  );
+  assert.equal((plainRun as ToolResult).content[0].text, "plain");
+  await assert.rejects(
+    callWithTask(
+      toolOf("required"),
+      {},
+      contextFor("2026-07-28", WITH_TASKS),
+      store,
+      () => Promise.reject(new Error("must not run")),
+      plain,
+    ),
+    (error) => rpcCode(error) === ErrorCode.InternalError,
+  );
+  hold.resolve({});
+  await until(() => !store.full);
+});
+
+Deno.test("ext_tasks: beyond maxKept the oldest ended tasks are forgotten first", async () => {
+  const store = new TaskStore({ maxKept: 2 });
+  const first = store.create(() => Promise.resolve({ n: 1 }));
+  const hold = Promise.withResolvers<JsonObject>();
+  const running = store.create(() => hold.promise);
+  await until(() => statusOf(store, first) === "completed");
+  const third = store.create(() => Promise.resolve({ n: 3 }));
+  assert.throws(() => store.get(first), RpcError);
+  assert.equal(statusOf(store, running), "working");
+  await until(() => statusOf(store, third) === "completed");
+  // Two kept, one of them running: the ended one makes room again.
+  store.create(() => Promise.resolve({ n: 4 }));
+  assert.throws(() => store.get(third), RpcError);
+  hold.resolve({});
+});
+
+Deno.test("ext_tasks: a task asking for a capability the client did not declare fails with -32021", async () => {
+  const store = new TaskStore();
+  const tool: Tool = {
+    ...toolOf("optional"),
+    async run(_args, ctx) {
+      await ctx.session.listRoots();
+      return { content: [] };
+    },
+  };
+  const created = await callWithTask(
+    tool,
+    {},
+    contextFor("2026-07-28", WITH_TASKS),
+    store,
+    () => Promise.reject(new Error("must not run plain")),
+    plain,
+  ) as JsonObject;
+  const taskId = created.taskId as string;
+  await until(() => statusOf(store, taskId) === "failed");
+  assert.equal(
+    (store.get(taskId).error as JsonObject).code,
+    MISSING_CLIENT_CAPABILITY,
+  );
+});
