@@ -362,7 +362,9 @@ const STORES = new WeakMap<object, TaskStore>();
 
 /**
  * The task store of `server` (any object standing for one server), made
- * with `options` on first use.
+ * with `options` on first use: to set the TTL or the limits, call it with
+ * them once before the server serves (`tools/call` and `tasks/*` call it
+ * without).
  */
 export function taskStoreOf(
   server: object,
