@@ -181,6 +181,7 @@ export {
   ToolFailure,
   ToolRegistry,
   type ToolResult,
+  type ToolTaskOptions,
 } from "./mcp/tool.ts";
 export {
   definePrompt,
@@ -255,7 +256,36 @@ export {
   loggingHandlers,
   modernHandlers,
   promptHandlers,
+  skillHandlers,
+  taskHandlers,
 } from "./handlers/mod.ts";
+export {
+  DIRECTORY_MIME_TYPE,
+  MAX_SKILL_BYTES,
+  MAX_SKILL_FILES,
+  serveSkills,
+  SKILL_MD,
+  type SkillDefinition,
+  type SkillEntry,
+  type SkillFile,
+  skillMarkdown,
+  type SkillResourceEntry,
+  SKILLS_EXTENSION,
+  skillsCapability,
+  SkillSet,
+  skillsOf,
+  withSkills,
+} from "./mcp/ext_skills.ts";
+export {
+  declaresTasks,
+  isTerminal,
+  MISSING_CLIENT_CAPABILITY,
+  TASKS_EXTENSION,
+  type TaskStatus,
+  TaskStore,
+  taskStoreOf,
+  type TaskStoreOptions,
+} from "./mcp/ext_tasks.ts";
 export {
   CACHE_HINTS,
   type CacheHint,

@@ -56,10 +56,19 @@ import {
   serveHttp,
   serveStdio,
   type Session,
+  skillHandlers,
+  SKILLS_EXTENSION,
+  skillsCapability,
+  taskHandlers,
+  TASKS_EXTENSION,
   textContent,
   toolError,
   watchResources,
 } from "../mod.ts";
+import {
+  registerSkillFixtures,
+  registerTaskFixtures,
+} from "./conformance_extensions.ts";
 
 /** A 1×1 red PNG, base64: the image of the image fixtures. */
 export const RED_PIXEL_PNG =
@@ -311,10 +320,16 @@ export function createConformanceServer(): McpServer {
     ...completionHandlers,
     ...loggingHandlers,
     ...modernHandlers,
+    ...taskHandlers,
+    ...skillHandlers,
     "resources/subscribe": watchingSubscribe(handlers["resources/subscribe"]),
   };
   const capabilities = capabilitiesOf(map, { listChanged: true });
   capabilities.resources = { subscribe: true, listChanged: true };
+  capabilities.extensions = {
+    [TASKS_EXTENSION]: {},
+    [SKILLS_EXTENSION]: skillsCapability(),
+  };
   const resources = new FixtureResources();
   const server = new McpServer({
     handlers: map,
@@ -333,6 +348,8 @@ export function createConformanceServer(): McpServer {
   registerTools(server, resources);
   registerPrompts(server);
   registerStatelessFixtures(server);
+  registerTaskFixtures(server);
+  registerSkillFixtures(server);
   return server;
 }
 

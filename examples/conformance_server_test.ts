@@ -603,12 +603,21 @@ const SCENARIOS: Scenario[] = [
     expect: "each resource has uri and name",
     async check(c) {
       const { resources } = await c.client.listResources();
+      // The skills' files come first (see fixtureSkills), then the rest.
       assert.deepEqual(resources.map((r: { uri: string }) => r.uri), [
+        "skill://code-review/SKILL.md",
+        "skill://code-review/references/checklist.md",
+        "skill://code-review/references/style/naming.md",
+        "skill://code-review/scripts/count_todos.sh",
+        "skill://shipcode/release-notes/SKILL.md",
         "test://static-text",
         "test://static-binary",
         WATCHED_URI,
       ]);
-      for (const r of resources as Json[]) assert.ok(r.name && r.description);
+      for (const r of resources as Json[]) {
+        assert.ok(r.name);
+        if (!String(r.uri).startsWith("skill://")) assert.ok(r.description);
+      }
     },
   },
   {

@@ -14,7 +14,10 @@ import {
 } from "../mcp/jsonrpc.ts";
 import type { Handler } from "../mcp/server.ts";
 import type { ClientInfo } from "../mcp/session.ts";
-import { serverInfoForVersion } from "../mcp/protocol_versions.ts";
+import {
+  capabilitiesForVersion,
+  serverInfoForVersion,
+} from "../mcp/protocol_versions.ts";
 
 function invalid(detail: string): RpcError {
   return new RpcError(
@@ -89,7 +92,7 @@ export const initialize: Handler = (params, { server, session }) => {
 
   const result: JsonObject = {
     protocolVersion: version,
-    capabilities: server.capabilities,
+    capabilities: capabilitiesForVersion(server.capabilities, version),
     serverInfo: serverInfoForVersion(
       server.info as unknown as JsonObject,
       version,

@@ -90,3 +90,35 @@ export const modernHandlers: HandlerMap = {
     import("./subscriptions_listen.ts").then((m) => m.subscriptionsListen)
   ),
 };
+
+/**
+ * The methods of the tasks extension (`io.modelcontextprotocol/tasks`,
+ * 2026-07-28): add these to the map and declare the extension (see
+ * `TASKS_EXTENSION`) to let tools with a `task` option run as tasks.
+ */
+export const taskHandlers: HandlerMap = {
+  "tasks/get": lazyHandler(() => import("./tasks.ts").then((m) => m.tasksGet)),
+  "tasks/update": lazyHandler(() =>
+    import("./tasks.ts").then((m) => m.tasksUpdate)
+  ),
+  "tasks/cancel": lazyHandler(() =>
+    import("./tasks.ts").then((m) => m.tasksCancel)
+  ),
+};
+
+/**
+ * The methods of the skills extension (`io.modelcontextprotocol/skills`):
+ * add these to the map, serve a `SkillSet` with `serveSkills` and declare
+ * the extension (`SKILLS_EXTENSION`: `skillsCapability()`).
+ */
+export const skillHandlers: HandlerMap = {
+  "skills/list": lazyHandler(() =>
+    import("./skills.ts").then((m) => m.skillsList)
+  ),
+  "skills/get": lazyHandler(() =>
+    import("./skills.ts").then((m) => m.skillsGet)
+  ),
+  "resources/directory/read": lazyHandler(() =>
+    import("./skills.ts").then((m) => m.resourcesDirectoryRead)
+  ),
+};

@@ -81,11 +81,22 @@ export const toolsCall: Handler = async (params, ctx) => {
       { tool: name, errors: failures },
     );
   }
+  const version = ctx.session.protocolVersion;
+  // A tool that may run as a task (the tasks extension, loaded only for
+  // such tools) decides with the request's capabilities how it runs.
+  if (tool.task !== undefined) {
+    const tasks = await import("../mcp/ext_tasks.ts");
+    return await tasks.callWithTask(
+      tool,
+      args,
+      ctx,
+      tasks.taskStoreOf(ctx.server),
+      async (args) => callResultForVersion(await run(tool, args, ctx), version),
+      (result) => callResultForVersion(result, version),
+    );
+  }
   // Written for the newest version; trimmed to what the session speaks.
-  return callResultForVersion(
-    await run(tool, args, ctx),
-    ctx.session.protocolVersion,
-  );
+  return callResultForVersion(await run(tool, args, ctx), version);
 };
 
 /** MissingRequiredClientCapabilityError's code (MCP 2026-07-28). */

@@ -118,6 +118,9 @@ export const CACHE_HINTS: Readonly<Record<string, CacheHint>> = {
   "tools/list": { ttlMs: 300_000, cacheScope: "public" },
   "prompts/list": { ttlMs: 300_000, cacheScope: "public" },
   "resources/templates/list": { ttlMs: 300_000, cacheScope: "public" },
+  // The skills extension: a server's skills are its own, the same for all.
+  "skills/list": { ttlMs: 300_000, cacheScope: "public" },
+  "skills/get": { ttlMs: 300_000, cacheScope: "public" },
   "resources/list": { ttlMs: 5_000, cacheScope: "private" },
   "resources/read": { ttlMs: 5_000, cacheScope: "private" },
 };

@@ -166,6 +166,20 @@ export function promptResultForVersion<T extends JsonObject>(
   return { ...result, messages };
 }
 
+/**
+ * The server capabilities `initialize` sends at `version`: `extensions`
+ * (the extensions a server supports, such as tasks) came with 2026-07-28,
+ * whose clients read them from `server/discover`.
+ */
+export function capabilitiesForVersion<T extends object>(
+  capabilities: T,
+  version: string | undefined,
+): T {
+  return before(version, "2026-07-28")
+    ? without(capabilities, ["extensions"])
+    : capabilities;
+}
+
 /** The `serverInfo` of `initialize` as `version` defines it. */
 export function serverInfoForVersion<T extends object>(
   info: T,

@@ -1,6 +1,7 @@
 import { strict as assert } from "node:assert";
 import {
   callResultForVersion,
+  capabilitiesForVersion,
   isProtocolVersion,
   promptForVersion,
   PROTOCOL_VERSIONS,
@@ -112,4 +113,16 @@ Deno.test("icons reach only 2025-11-25 sessions: tools, prompts, resources, temp
     title: "P",
   });
   assert.deepEqual(promptForVersion(prompt, "2024-11-05"), { name: "p" });
+});
+
+Deno.test("protocol versions: extensions are capabilities of 2026-07-28 only; without them the object is kept", () => {
+  const caps = {
+    tools: {},
+    extensions: { "io.modelcontextprotocol/tasks": {} },
+  };
+  assert.deepEqual(capabilitiesForVersion(caps, "2025-11-25"), { tools: {} });
+  assert.deepEqual(capabilitiesForVersion(caps, "2025-06-18"), { tools: {} });
+  assert.equal(capabilitiesForVersion(caps, "2026-07-28"), caps);
+  const plain = { tools: {}, resources: {} };
+  assert.equal(capabilitiesForVersion(plain, "2025-06-18"), plain);
 });

@@ -128,6 +128,23 @@ export interface ToolContext {
 }
 
 /**
+ * How a tool takes part in the tasks extension (`io.modelcontextprotocol/tasks`,
+ * see `ext_tasks.ts`). `support`: `optional`, it
+ * runs as a task for a client that declares the extension and as a plain
+ * call otherwise; `required`, it runs only as a task (other clients get
+ * -32021). `prepare`, when given, runs first, inside the `tools/call`
+ * request itself: what it asks the client is gathered there (as
+ * `input_required` rounds under 2026-07-28), and the arguments it returns
+ * are those the task runs with.
+ */
+export interface ToolTaskOptions {
+  /** `optional` or `required`. */
+  support: "optional" | "required";
+  /** Gathers input before the task is created; returns the task's arguments. */
+  prepare?: (args: JsonObject, ctx: ToolContext) => Promise<JsonObject>;
+}
+
+/**
  * A tool: its definition, as listed, and the function that runs it.
  * `Args` is the type of its arguments, which the server validates against
  * `inputSchema` before calling `run`; {@linkcode defineTool} infers it from
@@ -149,6 +166,11 @@ export interface Tool<Args extends JsonObject = JsonObject> {
   annotations?: ToolAnnotations;
   /** Icons for clients to show it with (2025-11-25). */
   icons?: Icon[];
+  /**
+   * Whether it runs as a task for clients of the tasks extension (not
+   * listed: under the extension the server alone decides).
+   */
+  task?: ToolTaskOptions;
   /** Run the tool with arguments valid against `inputSchema`. */
   run(args: Args, ctx: ToolContext): ToolResult | Promise<ToolResult>;
 }

@@ -1,9 +1,12 @@
 import { strict as assert } from "node:assert";
 import {
   type Check,
+  EXTENSION_SCENARIOS,
+  EXTENSIONS,
   parseSuiteOutput,
   problems,
   renderRun,
+  SUITE_SKIPPED,
   tally,
 } from "./conformance.ts";
 
@@ -117,4 +120,49 @@ Deno.test("conformance: a scenario the suite skips whole is skipped, not a probl
   assert.deepEqual(problems(run, 1), [
     "the suite exited with 1 (see its output)",
   ]);
+});
+
+Deno.test("conformance: a run of one named scenario is read as that scenario, once", async () => {
+  const run = await parseSuiteOutput(
+    [
+      "Running client scenario 'ping' against server: http://127.0.0.1:1/mcp",
+      "Results saved to /tmp/out/server-ping-2026",
+      "Checks:",
+    ].join("\n"),
+    read,
+  );
+  assert.deepEqual(run.scenarios.map((s) => s.scenario), ["ping"]);
+  assert.equal(tally(run.scenarios).passed, 2);
+});
+
+Deno.test("conformance: only a scenario the suite does not exercise may skip every check", async () => {
+  const skippedChecks: Record<string, Check[]> = {
+    "/tmp/out/a": [{ id: "tasks-status-notifications", status: "SKIPPED" }],
+    "/tmp/out/b": [{ id: "sep-2640-skillmd-mimetype", status: "SKIPPED" }],
+  };
+  const run = await parseSuiteOutput(
+    [
+      "Running client scenario 'tasks-status-notifications' against server: x",
+      "Results saved to /tmp/out/a",
+      "Running client scenario 'sep-2640-skills-manifest' against server: x",
+      "Results saved to /tmp/out/b",
+    ].join("\n"),
+    (dir) => Promise.resolve(skippedChecks[dir]),
+  );
+  assert.equal(SUITE_SKIPPED.has("tasks-status-notifications"), true);
+  assert.deepEqual(problems(run, 0), [
+    "sep-2640-skills-manifest: no check passed or failed (see the suite's output)",
+  ]);
+  assert.match(
+    renderRun(EXTENSIONS, run),
+    /tasks-status-notifications .*\(the suite does not exercise it yet\)/,
+  );
+});
+
+Deno.test("conformance: every extension scenario is run", () => {
+  for (const name of EXTENSION_SCENARIOS) {
+    assert.match(name, /^(tasks-|sep-2640-skills-)/);
+  }
+  assert.equal(EXTENSION_SCENARIOS.length, 13);
+  assert.equal(new Set(EXTENSION_SCENARIOS).size, 13);
 });

@@ -133,11 +133,25 @@ function valueAt(root: unknown, path: readonly string[]): unknown {
 }
 
 /**
+ * The body field `Mcp-Name` mirrors, by method: the name or URI, and the
+ * task of the tasks extension's methods (so that a balancer can route a
+ * task's requests without reading bodies).
+ */
+export const NAME_KEYS: Readonly<Record<string, string>> = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri",
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
+};
+
+/**
  * What is wrong with the headers of stateless request `message`, as the
  * message of a -32020 error, or undefined when they agree with its body:
  * `MCP-Protocol-Version` must be there and equal the `_meta` version,
- * `Mcp-Method` must equal the method, `Mcp-Name` the name (`tools/call`,
- * `prompts/get`) or URI (`resources/read`), and each `Mcp-Param-*` header
+ * `Mcp-Method` must equal the method, `Mcp-Name` the field
+ * {@linkcode NAME_KEYS} names (a name, URI or task id), and each `Mcp-Param-*` header
  * the tool (found in `tools`) annotates must equal its argument.
  */
 export function headerMismatch(
@@ -164,10 +178,8 @@ export function headerMismatch(
   if (method !== message.method) {
     return `Header mismatch: Mcp-Method header value '${method}' does not match body value '${message.method}'; send the request's method in it.`;
   }
-  const nameKey = message.method === "resources/read"
-    ? "uri"
-    : message.method === "tools/call" || message.method === "prompts/get"
-    ? "name"
+  const nameKey = Object.hasOwn(NAME_KEYS, message.method)
+    ? NAME_KEYS[message.method]
     : undefined;
   if (nameKey !== undefined && typeof params[nameKey] === "string") {
     const body = params[nameKey] as string;

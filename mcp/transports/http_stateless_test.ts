@@ -16,6 +16,7 @@ import { type HttpOptions, serveHttp } from "./http.ts";
 import {
   annotatedHeaders,
   decodeHeaderValue,
+  headerMismatch,
   statusOfAnswer,
 } from "./http_stateless.ts";
 
@@ -550,4 +551,33 @@ Deno.test("http 2026: in a session of the handshake era too, a stateless request
       14,
     ]);
   });
+});
+
+Deno.test("http 2026: Mcp-Name of a tasks/* request must be its taskId", () => {
+  const message = {
+    kind: "request" as const,
+    id: 1,
+    method: "tasks/get",
+    params: { taskId: "t-1", _meta: meta() },
+  };
+  const headers = (name?: string) =>
+    new Headers({
+      "mcp-protocol-version": V,
+      "mcp-method": "tasks/get",
+      ...(name === undefined ? {} : { "mcp-name": name }),
+    });
+  assert.equal(headerMismatch(headers("t-1"), message), undefined);
+  assert.match(
+    headerMismatch(headers("t-2"), message) ?? "",
+    /Mcp-Name header value 't-2' does not match body value 't-1'/,
+  );
+  assert.match(
+    headerMismatch(headers(), message) ?? "",
+    /Mcp-Name header is missing; a tasks\/get request sends its taskId/,
+  );
+  // A method that mirrors nothing ignores Mcp-Name, whatever the prototype has.
+  const other = { ...message, method: "toString", params: { _meta: meta() } };
+  const otherHeaders = headers("x");
+  otherHeaders.set("mcp-method", "toString");
+  assert.equal(headerMismatch(otherHeaders, other), undefined);
 });

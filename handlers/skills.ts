@@ -1,0 +1,79 @@
+/**
+ * `skills/list`, `skills/get` and `resources/directory/read`: the methods
+ * of the skills extension (`io.modelcontextprotocol/skills`; see
+ * `mcp/ext_skills.ts`), answered from the skills the server serves.
+ *
+ * @module
+ */
+
+import type { JsonObject } from "../mcp/jsonrpc.ts";
+import {
+  notADirectory,
+  type SkillSet,
+  skillsOf,
+  unknownSkill,
+} from "../mcp/ext_skills.ts";
+import { pageResult, paginate } from "../mcp/pagination.ts";
+import type { Handler, HandlerContext } from "../mcp/server.ts";
+
+// The server's skills (see serveSkills); none served answers as empty.
+function skillsFor(ctx: HandlerContext): SkillSet | undefined {
+  return skillsOf(ctx.server);
+}
+
+// Keys that sort as the items do: their index, zero-padded.
+function indexKeys<T>(items: readonly T[]): { item: T; key: string }[] {
+  return items.map((item, index) => ({
+    item,
+    key: String(index).padStart(8, "0"),
+  }));
+}
+
+/** Handle `skills/list`: a page of skill entries, with `nextCursor` while more remain. */
+export const skillsList: Handler = async (params: JsonObject, ctx) => {
+  const entries = await skillsFor(ctx)?.entries() ?? [];
+  const page = paginate(
+    indexKeys(entries),
+    params.cursor,
+    ctx.server.pageSize,
+    (keyed) => keyed.key,
+  );
+  return pageResult(
+    "skills",
+    page.items.map((keyed) => keyed.item),
+    page.nextKey,
+  );
+};
+
+/** Handle `skills/get`: the entry of the skill whose `SKILL.md` is `uri`. */
+export const skillsGet: Handler = async (params: JsonObject, ctx) => {
+  const uri = params.uri;
+  const entry = typeof uri === "string"
+    ? await skillsFor(ctx)?.entry(uri)
+    : undefined;
+  if (entry === undefined) throw unknownSkill(uri);
+  return { skill: entry as unknown as JsonObject };
+};
+
+/**
+ * Handle `resources/directory/read`: the direct children of a skill
+ * directory, a page at a time; -32602 for anything that is no directory.
+ */
+export const resourcesDirectoryRead: Handler = (params: JsonObject, ctx) => {
+  const uri = params.uri;
+  const children = typeof uri === "string"
+    ? skillsFor(ctx)?.directory(uri)
+    : undefined;
+  if (children === undefined) throw notADirectory(uri);
+  const page = paginate(
+    indexKeys(children),
+    params.cursor,
+    ctx.server.pageSize,
+    (keyed) => keyed.key,
+  );
+  return pageResult(
+    "resources",
+    page.items.map((keyed) => keyed.item),
+    page.nextKey,
+  );
+};
