@@ -64,17 +64,30 @@ export class RegexTimeoutError extends Error {
   }
 }
 
+/** The default round-trip room of a job (see {@linkcode RegexBudget}). */
+const ROUND_TRIP_SLACK_MS = 250;
+
 /** The matching time one search call may still spend, shared by its jobs. */
 export class RegexBudget {
   /** The whole budget, in milliseconds. */
   readonly totalMs: number;
   /** What is left of it. */
   remainingMs: number;
+  /**
+   * How much longer than the remaining budget a job may go unanswered
+   * before the worker is stopped: room for the round trip (copying the
+   * texts, a busy main thread), which the budget does not count.
+   */
+  readonly slackMs: number;
 
-  /** A budget of `totalMs` milliseconds of matching. */
-  constructor(totalMs: number) {
+  /**
+   * A budget of `totalMs` milliseconds of matching, with `slackMs` of
+   * round-trip room for each job.
+   */
+  constructor(totalMs: number, slackMs: number = ROUND_TRIP_SLACK_MS) {
     this.totalMs = totalMs;
     this.remainingMs = totalMs;
+    this.slackMs = slackMs;
   }
 }
 
@@ -160,13 +173,6 @@ function finish(job: Job, workerMs?: number): void {
   running = undefined;
 }
 
-/**
- * How much longer than its remaining budget a job may go unanswered before
- * the worker is stopped: room for the round trip (copying the texts, a
- * busy main thread), which the budget does not count.
- */
-const ROUND_TRIP_SLACK_MS = 250;
-
 function pump(): void {
   if (running !== undefined) return;
   const job = queue.shift();
@@ -181,7 +187,7 @@ function pump(): void {
   job.started = performance.now();
   job.timer = setTimeout(
     () => fail(job, new RegexTimeoutError(job.budget.totalMs)),
-    job.budget.remainingMs + ROUND_TRIP_SLACK_MS,
+    job.budget.remainingMs + job.budget.slackMs,
   );
   worker.postMessage(job.message);
 }
