@@ -162,35 +162,11 @@ export async function startNginx(
         "daemon off;",
       ],
       stdin: "null",
-      stdout: "null",
+      stdout: "piped",
       stderr: "piped",
     }).spawn();
-    const stderr = new Response(child.stderr).text();
-    let exited = false;
-    const status = child.status.then((status) => {
-      exited = true;
-      return status;
-    });
-    const stop = async () => {
-      try {
-        child.kill("SIGKILL");
-      } catch { /* already gone */ }
-      await status;
-      await stderr.catch(() => "");
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-    };
-    // Ready once it accepts connections; failed if it exits first.
-    let ready = false;
-    for (let i = 0; i < 300 && !exited; i++) {
-      try {
-        (await Deno.connect({ hostname: "127.0.0.1", port })).close();
-        ready = true;
-        break;
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
-    if (ready && !exited) {
+    const started = await waitForListener(child, port, dir);
+    if (started.ready) {
       return {
         url: `http://${listen}/mcp`,
         accessLog: () => {
@@ -200,12 +176,12 @@ export async function startNginx(
             return "";
           }
         },
-        stop,
+        stop: started.stop,
       };
     }
     const log = await Deno.readTextFile(`${dir}/error.log`).catch(() => "");
-    await stop();
-    const why = `${await stderr.catch(() => "")}${log}`;
+    await started.stop();
+    const why = `${started.output}${log}`;
     if (attempt < 3 && /Address already in use/.test(why)) continue;
     throw new Error(`nginx did not start on ${listen}:\n${why}`);
   }
@@ -296,6 +272,8 @@ export async function startHaproxy(
 /**
  * Wait (up to 30 s) until `child` accepts connections on `port`; `stop`
  * kills it, waits for it and removes `dir`; `output` is what it printed.
+ * When it is not ready, it is already stopped but `dir` is kept, for the
+ * caller to read what it logged there before calling `stop`.
  */
 async function waitForListener(
   child: Deno.ChildProcess,
@@ -309,21 +287,22 @@ async function waitForListener(
       if (output.length < 64 * 1024) output += decoder.decode(chunk);
     }
   };
-  const reading = Promise.all([
-    child.stdout ? drain(child.stdout) : undefined,
-    drain(child.stderr),
-  ]).catch(() => {});
+  const reading = Promise.all([drain(child.stdout), drain(child.stderr)])
+    .catch(() => {});
   let exited = false;
   const status = child.status.then((status) => {
     exited = true;
     return status;
   });
-  const stop = async () => {
+  const kill = async () => {
     try {
       child.kill("SIGKILL");
     } catch { /* already gone */ }
     await status;
     await reading;
+  };
+  const stop = async () => {
+    await kill();
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   };
   for (let i = 0; i < 300 && !exited; i++) {
@@ -334,7 +313,8 @@ async function waitForListener(
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
-  await stop();
+  // Killed, but its directory kept for the caller to read its logs.
+  await kill();
   return { ready: false, output, stop };
 }
 
