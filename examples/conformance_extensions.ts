@@ -10,6 +10,7 @@
 
 import {
   defineTool,
+  type ElicitParams,
   ErrorCode,
   type McpServer,
   RpcError,
@@ -34,7 +35,11 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 }
 
 /** A form asking for one field of `type`. */
-function form(message: string, field: string, type: "string" | "boolean") {
+export function form(
+  message: string,
+  field: string,
+  type: "string" | "boolean",
+): ElicitParams {
   return {
     message,
     requestedSchema: {

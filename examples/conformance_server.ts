@@ -66,6 +66,7 @@ import {
   watchResources,
 } from "../mod.ts";
 import {
+  form,
   registerSkillFixtures,
   registerTaskFixtures,
 } from "./conformance_extensions.ts";
@@ -351,18 +352,6 @@ export function createConformanceServer(): McpServer {
   registerTaskFixtures(server);
   registerSkillFixtures(server);
   return server;
-}
-
-/** A form asking for one field of `type`. */
-function form(message: string, field: string, type: "string" | "boolean") {
-  return {
-    message,
-    requestedSchema: {
-      type: "object" as const,
-      properties: { [field]: { type } },
-      required: [field],
-    },
-  };
 }
 
 /** The text of a sampling answer. */
