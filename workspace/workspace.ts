@@ -230,11 +230,15 @@ function isExcluded(
   path: string,
   isDirectory: boolean,
 ): boolean {
+  let base: string | undefined;
   for (let i = count - 1; i >= 0; i--) {
     const level = levels[i];
     if (level.rules === null) continue;
-    const verdict = level.rules.verdictOf(
-      level.offset === 0 ? path : path.slice(level.offset),
+    base ??= path.slice(path.lastIndexOf("/") + 1);
+    const verdict = level.rules.verdictIn(
+      path,
+      level.offset,
+      base,
       isDirectory,
     );
     if (verdict !== undefined) return verdict;
@@ -851,6 +855,8 @@ export class Workspace {
       index: number;
       levels: number; // asReached levels in force
       realLevels: number;
+      // lstat of the listing's plain files, by index, when sizes are asked.
+      infos?: (Deno.FileInfo | Error | undefined)[];
     }
     const frames: Frame[] = [];
     try {
@@ -990,11 +996,18 @@ export class Workspace {
           depth,
         };
         if (options.sizes && kind === FILE) {
-          let info: Deno.FileInfo;
-          try {
-            info = fs.lstatAt(dir, name);
-          } catch (error) {
-            if (error instanceof Deno.errors.PermissionDenied) {
+          // The sizes of the rest of the directory's files at once: the
+          // directory is checked around the batch, not around each file.
+          frame.infos ??= this.#sizesOf(
+            fs,
+            dir,
+            frame.listing,
+            frame.index - 1,
+          );
+          const info = frame.infos[frame.index - 1] as Deno.FileInfo | Error;
+          frame.infos[frame.index - 1] = undefined;
+          if (info instanceof Error) {
+            if (info instanceof Deno.errors.PermissionDenied) {
               skips.unreadable++;
             } else skips.vanished++;
             continue;
@@ -1008,8 +1021,9 @@ export class Workspace {
         this.#origins.set(entry, { frame: frame.ref, name, link: false });
         yield entry;
         if (!isDir || depth >= maxDepth) continue;
-        // Descend: open the directory itself, then list what was opened.
-        const opened = fs.openAt(dir, name);
+        // Descend: open the directory itself, then list what was opened
+        // (listed as no link: a link there now is refused as changed).
+        const opened = fs.openAt(dir, name, true);
         if (opened.kind !== "open") {
           if (opened.kind === "denied" && opened.code !== "ESTALE") {
             skips.unreadable++;
@@ -1069,6 +1083,26 @@ export class Workspace {
       }
       if (frames.length === 0) fs.close(startDir.fd);
     }
+  }
+
+  // lstat of the plain files of `listing` from index `from` on, by index.
+  #sizesOf(
+    fs: RootFs,
+    dir: DirHandle,
+    listing: Listing,
+    from: number,
+  ): (Deno.FileInfo | Error | undefined)[] {
+    const at: number[] = [];
+    const names: string[] = [];
+    for (let i = from; i < listing.names.length; i++) {
+      if (listing.kinds[i] !== FILE) continue;
+      at.push(i);
+      names.push(listing.names[i]);
+    }
+    const infos = fs.lstatAllAt(dir, names);
+    const byIndex: (Deno.FileInfo | Error | undefined)[] = [];
+    for (let k = 0; k < at.length; k++) byIndex[at[k]] = infos[k];
+    return byIndex;
   }
 
   #excludedEntry(
