@@ -141,6 +141,13 @@ export interface WalkOptions {
   sizes?: boolean;
   /** Counters the walk adds to for each entry it skips. */
   skips?: WalkSkips;
+  /**
+   * Walk this directory entry, yielded by an earlier walk of the same
+   * workspace, instead of `path`: the same as `path: from.relative`, but
+   * reached from the directory that walk met it in, when that saves a
+   * lookup from the root (listing many directories one by one).
+   */
+  from?: WalkEntry;
 }
 
 /** Zeroed counters for {@linkcode WalkOptions.skips}. */
@@ -193,6 +200,9 @@ interface Level {
 interface FrameRef {
   dir: DirHandle;
   open: boolean;
+  // The ignore levels in force for its entries, when a later walk may
+  // start at one of them (see WalkOptions.from).
+  levels?: Level[];
 }
 
 /** What the walk remembers of an entry it yielded. */
@@ -758,8 +768,9 @@ export class Workspace {
   }
 
   /** The sorted listing of the open directory `dir`, cached when large. */
-  #listingOf(fs: RootFs, dir: DirHandle): Listing {
-    const info = fs.stat(dir.fd);
+  #listingOf(fs: RootFs, dir: DirHandle, opened?: Deno.FileInfo): Listing {
+    // The metadata read when it was opened, just now, will do.
+    const info = opened ?? fs.stat(dir.fd);
     const mtime = info.mtime?.getTime() ?? 0;
     const stamp =
       `${mtime}:${info.ctime?.getTime()}:${info.size}:${info.nlink}`;
@@ -817,11 +828,12 @@ export class Workspace {
    */
   async *walk(options: WalkOptions = {}): AsyncIterableIterator<WalkEntry> {
     const fs = await this.#ready();
-    const path = options.path ?? "";
+    const path = options.from?.relative ?? options.path ?? "";
     // Ignore levels for the path as reached: the directories above the
     // start, as the lookup met them.
     const asReached: Level[] = [];
-    const start = this.#find(fs, path, this.#segments(path), asReached);
+    const start = (options.from && this.#reopen(fs, options.from, asReached)) ||
+      this.#find(fs, path, this.#segments(path), asReached);
     if (!start.info.isDirectory) {
       fs.close(start.fd);
       throw new WorkspaceError(
@@ -891,8 +903,15 @@ export class Workspace {
           });
         }
       }
+      // Re-checked paths need no descriptor of the parent: a later walk
+      // can start at a directory this one met (WalkOptions.from).
+      const keep = check && !viaLink && !fs.descriptorPaths;
       frames.push({
-        ref: { dir: startDir, open: true },
+        ref: {
+          dir: startDir,
+          open: true,
+          levels: keep ? asReached.slice() : undefined,
+        },
         relative: start.relative,
         relBytes: utf8Length(start.relative),
         segments: start.relative === "" ? 0 : start.relative.split("/").length,
@@ -1044,7 +1063,7 @@ export class Workspace {
         visited.add(id);
         let listing: Listing;
         try {
-          listing = this.#listingOf(fs, child);
+          listing = this.#listingOf(fs, child, opened.info);
         } catch {
           fs.close(child.fd);
           skips.unreadable++;
@@ -1065,7 +1084,11 @@ export class Workspace {
           }
         }
         frames.push({
-          ref: { dir: child, open: true },
+          ref: {
+            dir: child,
+            open: true,
+            levels: keep ? asReached.slice(0, levels) : undefined,
+          },
           relative,
           relBytes,
           segments: frame.segments + 1,
@@ -1083,6 +1106,37 @@ export class Workspace {
       }
       if (frames.length === 0) fs.close(startDir.fd);
     }
+  }
+
+  // The start of a walk from `entry` (see WalkOptions.from), opened from
+  // the directory its walk met it in, with the ignore levels in force
+  // there put in `levels`; undefined when only a lookup will do.
+  #reopen(fs: RootFs, entry: WalkEntry, levels: Level[]): Found | undefined {
+    const origin = this.#origins.get(entry);
+    const chain = origin?.frame.levels;
+    if (
+      origin === undefined || chain === undefined || origin.link ||
+      !entry.isDirectory
+    ) return undefined;
+    const parent = origin.frame.dir;
+    const real = parent.real === ""
+      ? origin.name
+      : `${parent.real}/${origin.name}`;
+    if (real !== entry.relative) return undefined;
+    const opened = fs.openAt(parent, origin.name, true);
+    if (opened.kind !== "open") return undefined;
+    if (!opened.info.isDirectory) {
+      fs.close(opened.fd);
+      return undefined;
+    }
+    levels.push(...chain);
+    return {
+      relative: real,
+      real,
+      fd: opened.fd,
+      info: opened.info,
+      dir: fs.dirHandle(opened.fd, real, opened.info),
+    };
   }
 
   // lstat of the plain files of `listing` from index `from` on, by index.
