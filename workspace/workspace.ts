@@ -1042,7 +1042,12 @@ export class Workspace {
         if (!isDir || depth >= maxDepth) continue;
         // Descend: open the directory itself, then list what was opened
         // (listed as no link: a link there now is refused as changed).
-        const opened = fs.openAt(dir, name, true);
+        // Re-checked paths reach it by path, checked by identity, with no
+        // use for a descriptor: a checked step (as a lookup takes through
+        // the directories on its way) saves the open, fstat and close.
+        const opened = fs.descriptorPaths
+          ? fs.openAt(dir, name, true)
+          : fs.stepAt(dir, name);
         if (opened.kind !== "open") {
           if (opened.kind === "denied" && opened.code !== "ESTALE") {
             skips.unreadable++;
