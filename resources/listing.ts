@@ -151,7 +151,12 @@ async function* entriesOf(
   dir: string,
   after: string | undefined,
   signal: AbortSignal | undefined,
+  met?: Map<string, WalkEntry>,
 ): AsyncGenerator<WalkEntry> {
+  // The directory's entry, when a walk of its parent yielded it: the walk
+  // starts from there instead of looking the path up from the root.
+  const from = met?.get(dir);
+  met?.delete(dir);
   try {
     yield* workspace.walk({
       path: dir,
@@ -159,6 +164,7 @@ async function* entriesOf(
       after,
       signal,
       sizes: true,
+      from,
     });
   } catch (error) {
     if (error instanceof WorkspaceError) return;
@@ -244,6 +250,8 @@ export async function* rankedFiles(
   signal?: AbortSignal,
 ): AsyncGenerator<WalkEntry> {
   const resume = after === undefined ? undefined : splitKey(after);
+  // The entries of the directories met, by path, until they are read.
+  const met = new Map<string, WalkEntry>();
   // Real directories one level above the files being listed, in path order.
   let frontier: string[][] = [];
   let depth = 2;
@@ -254,6 +262,7 @@ export async function* rankedFiles(
       if (entry.isFile) files.push(entry);
       else if (isRealDirectory(workspace, entry)) {
         frontier.push([nameOf(entry)]);
+        met.set(entry.relative, entry);
       }
     }
     const from = resume === undefined ? undefined : rankOf(resume);
@@ -296,7 +305,7 @@ export async function* rankedFiles(
         ? resumeAt.name
         : undefined;
       for await (
-        const entry of entriesOf(workspace, join(dir), undefined, signal)
+        const entry of entriesOf(workspace, join(dir), undefined, signal, met)
       ) {
         if (entry.isFile) {
           if (resumeName === undefined || nameOf(entry) > resumeName) {
@@ -304,6 +313,7 @@ export async function* rankedFiles(
           }
         } else if (isRealDirectory(workspace, entry)) {
           next.push([...dir, nameOf(entry)]);
+          met.set(entry.relative, entry);
         }
       }
     }

@@ -32,7 +32,7 @@ import {
   positionKey,
 } from "./listing.ts";
 import { RootUri } from "./uri.ts";
-import { mimeTypeOf } from "../workspace/mime_lazy.ts";
+import { mimeLookup, mimeTypeOf } from "../workspace/mime_lazy.ts";
 import { type WatchOptions, watchWorkspace } from "./watch.ts";
 
 /** Options of {@linkcode WorkspaceResources}. */
@@ -124,8 +124,7 @@ export class WorkspaceResources implements PathResources {
         cap: this.maxResources,
         signal,
         accept: async (entry) => {
-          const uri = this.uris.uriOf(entry.relative);
-          if (this.uris.relativeOf(uri) !== entry.relative) return false;
+          if (!this.uris.roundTrips(entry.relative)) return false;
           // A plain file met by the walk has passed every rule a read
           // applies (ignores, links, identity); its size came with it.
           if (entry.isFile && entry.size !== undefined) {
@@ -147,17 +146,18 @@ export class WorkspaceResources implements PathResources {
       if (error instanceof BadResumeKey) throw invalidCursor();
       throw error;
     }
-    const resources = await Promise.all(page.files.map(async (entry) => {
+    const typeOf = await mimeLookup();
+    const resources = page.files.map((entry) => {
       const resource: Resource = {
         uri: this.uris.uriOf(entry.relative),
         name: entry.relative,
       };
-      const mimeType = await mimeTypeOf(entry.relative);
+      const mimeType = typeOf(entry.relative);
       if (mimeType !== undefined) resource.mimeType = mimeType;
       const size = sizes.get(entry.relative);
       if (size !== undefined) resource.size = size;
       return resource;
-    }));
+    });
     return page.next === undefined
       ? { resources }
       : { resources, nextKey: positionKey(page.next) };

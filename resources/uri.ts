@@ -25,6 +25,17 @@
 
 import { pathToFileHref } from "./file_url.ts";
 
+// Characters a POSIX file URL's path spells as they are (neither the URL
+// parser nor `file_url.ts` escapes them, and they decode to themselves).
+const PLAIN_PATH = /^[A-Za-z0-9._+,=@-]+(?:\/[A-Za-z0-9._+,=@-]+)*$/;
+const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/;
+
+// Whether the root-relative `relative` is spelled the same in its URI:
+// plain characters, no empty, "." or ".." segment.
+function plain(relative: string): boolean {
+  return PLAIN_PATH.test(relative) && !DOT_SEGMENT.test(relative);
+}
+
 // Decoded path segments of a file URL, or undefined when one cannot be
 // a single path component.
 function decodedSegments(
@@ -85,9 +96,20 @@ export class RootUri {
 
   /** The canonical URI of the root-relative POSIX path `relative`. */
   uriOf(relative: string): string {
+    if (!this.#windows && plain(relative)) return this.prefix + relative;
     return pathToFileHref(`${this.#root}/${relative}`, {
       windows: this.#windows,
     });
+  }
+
+  /**
+   * Whether the URI of the root-relative path `relative` leads back to it
+   * (`relativeOf(uriOf(relative)) === relative`), without parsing a URL
+   * for the common names that need no escape.
+   */
+  roundTrips(relative: string): boolean {
+    if (!this.#windows && plain(relative)) return true;
+    return this.relativeOf(this.uriOf(relative)) === relative;
   }
 
   /**

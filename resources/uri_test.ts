@@ -1,5 +1,6 @@
 import { strict as assert } from "node:assert";
 import { RootUri } from "./uri.ts";
+import { pathToFileHref } from "./file_url.ts";
 
 const root = new RootUri("/srv/my code");
 
@@ -104,4 +105,47 @@ Deno.test("RootUri: a backslash is a name character on POSIX, refused on Windows
   assert.equal(windows.prefix, "file:///C:/srv/");
   assert.equal(windows.relativeOf("file:///C:/srv/x%5Cy.txt"), undefined);
   assert.equal(windows.relativeOf("file:///C:/srv/x/y.txt"), "x/y.txt");
+});
+
+Deno.test("RootUri: plain names are spelled as pathToFileHref spells them, and read back", () => {
+  const names = [
+    "a",
+    "src/main.ts",
+    "a/b.c/d-e_f+g,h=i@j",
+    ".hidden/x",
+    "..a/b..",
+    "a/./b",
+    "a/../b",
+    "./a",
+    "a/.",
+    "a//b",
+    "a/",
+    "~x",
+    "a b",
+    "é",
+    "a#b",
+    "a?b",
+    "100%",
+    "back\\slash",
+    "[x]",
+  ];
+  for (const root of ["/", "/w", "/w s/é", "/tmp/a,b"]) {
+    const uris = new RootUri(root, { windows: false });
+    const base = root === "/" ? "" : root;
+    for (const name of names) {
+      assert.equal(
+        uris.uriOf(name),
+        pathToFileHref(`${base}/${name}`, { windows: false }),
+        `${root} ${name}`,
+      );
+      assert.equal(
+        uris.roundTrips(name),
+        uris.relativeOf(
+          pathToFileHref(`${base}/${name}`, { windows: false }),
+        ) ===
+          name,
+        `${root} ${name}`,
+      );
+    }
+  }
 });

@@ -379,20 +379,49 @@ function checkLength(pattern: string): void {
   }
 }
 
-// One test over the path's parts for a list of brace-free patterns.
+function partsOf(path: string): string[] {
+  return path.split("/").filter((p) => p !== "");
+}
+
+// One test of a path for a list of brace-free patterns. A pattern whose
+// last segment is not "**" can match only a path whose last part that
+// segment matches: that is tested first, on the text after the last "/",
+// before the path is split; and when every segment before it is "**",
+// nothing else is needed ("**/Makefile", "**/*.c").
 function compileAll(
   patterns: string[],
   original: string,
-): ((parts: string[]) => boolean) | undefined {
+): ((path: string) => boolean) | undefined {
   if (patterns.length === 0) return undefined;
-  const compiled = patterns.map((p) =>
-    splitSegments(p).map((s) => parseSegment(s, original))
-  );
-  return (parts) => compiled.some((segments) => pathMatches(segments, parts));
-}
-
-function partsOf(path: string): string[] {
-  return path.split("/").filter((p) => p !== "");
+  const compiled = patterns.map((p) => {
+    const segments = splitSegments(p).map((s) => parseSegment(s, original));
+    const last = segments[segments.length - 1];
+    const ends = last !== undefined && last.kind !== "globstar"
+      ? last
+      : undefined;
+    const rest = segments.slice(0, -1);
+    return {
+      segments,
+      ends,
+      starsBefore: ends !== undefined && rest.length > 0 &&
+        rest.every((s) => s.kind === "globstar"),
+    };
+  });
+  return (path) => {
+    // A clean path ("a/b", never "" nor ending in "/"): its last part
+    // is the text after its last "/".
+    const clean = path !== "" && !path.endsWith("/");
+    const base = clean ? path.slice(path.lastIndexOf("/") + 1) : "";
+    let parts: string[] | undefined;
+    for (const { segments, ends, starsBefore } of compiled) {
+      if (clean && ends !== undefined) {
+        if (!segmentMatches(ends, base)) continue;
+        if (starsBefore) return true;
+      }
+      if (pathMatches(segments, parts ??= partsOf(path))) return true;
+    }
+    return false;
+  };
 }
 
 /**
@@ -402,10 +431,9 @@ function partsOf(path: string): string[] {
  */
 export function compileGlob(pattern: string): (path: string) => boolean {
   checkLength(pattern);
-  const test = compileAll(expandBraces(pattern), pattern) as (
-    parts: string[],
+  return compileAll(expandBraces(pattern), pattern) as (
+    path: string,
   ) => boolean;
-  return (path) => test(partsOf(path));
 }
 
 /**
@@ -431,12 +459,10 @@ export function globMatcher(
   const full = compileAll(byPath, pattern);
   const prefix = base === "" ? "" : `${base}/`;
   return (relative) => {
-    if (name?.([relative.slice(relative.lastIndexOf("/") + 1)])) return true;
+    if (name?.(relative.slice(relative.lastIndexOf("/") + 1))) return true;
     if (full === undefined) return false;
     return full(
-      partsOf(
-        relative.startsWith(prefix) ? relative.slice(prefix.length) : relative,
-      ),
+      relative.startsWith(prefix) ? relative.slice(prefix.length) : relative,
     );
   };
 }

@@ -121,3 +121,24 @@ Deno.test("compileGlob: hostile patterns match in linear time", () => {
   assert.throws(() => compileGlob("+(+(+(+([a-z_.]))))!"), GlobError);
   assert.ok(performance.now() - start < 2000);
 });
+
+Deno.test("globMatcher: patterns ending in a name segment, by the last part first", () => {
+  const cases: [string, string, boolean][] = [
+    ["**/Makefile", "Makefile", true],
+    ["**/Makefile", "a/b/Makefile", true],
+    ["**/Makefile", "a/Makefile/x", false],
+    ["**/Makefile", "a/Makefile.x", false],
+    ["**/**/*.c", "a/b.c", true],
+    ["**/*.c", "b.h", false],
+    ["a/**/*.c", "a/x/y.c", true],
+    ["a/**/*.c", "b/x/y.c", false],
+    ["a/*/y.c", "a/x/y.c", true],
+    ["a/*/y.c", "a/x/z/y.c", false],
+    ["**/{Makefile,Kbuild}", "d/Kbuild", true],
+    ["x/**", "x/a/b", true],
+  ];
+  for (const [pattern, path, expected] of cases) {
+    assert.equal(globMatcher(pattern)(path), expected, `${pattern} ${path}`);
+    assert.equal(compileGlob(pattern)(path), expected, `${pattern} ${path}`);
+  }
+});

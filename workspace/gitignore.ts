@@ -293,6 +293,10 @@ interface Compiled {
   prefixes: { text: string; index: number }[];
   // The rest, by index, descending.
   generic: Generic[];
+  // Length of the longest key of `paths`: longer paths need no lookup.
+  longestPath: number;
+  // Whether a generic pattern has a slash (is matched against the path).
+  genericPaths: boolean;
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
@@ -312,17 +316,26 @@ function hasSpecial(text: string): boolean {
   return /[*?[\\]/.test(text);
 }
 
-// The longest run of literal characters before any class or escape, between
+// The longest run of literal characters before any class, between
 // wildcards and slashes: any text the pattern matches contains it. (A slash
-// next to "**" may match nothing, so no run crosses a slash; classes and
-// escapes have their own syntax, so what follows them is not looked at.)
+// next to "**" may match nothing, so no run crosses a slash; an escaped
+// character is itself; classes have their own syntax, so what follows the
+// first one is not looked at.)
 function requiredRun(text: string): string {
-  const cut = text.search(/[[\\]/);
   let best = "";
-  for (const run of (cut === -1 ? text : text.slice(0, cut)).split(/[*?/]/)) {
-    if (run.length > best.length) best = run;
+  let run = "";
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "[") break;
+    if (c === "\\") {
+      if (i + 1 >= text.length) break;
+      run += text[++i];
+    } else if (c === "*" || c === "?" || c === "/") {
+      if (run.length > best.length) best = run;
+      run = "";
+    } else run += c;
   }
-  return best;
+  return run.length > best.length ? run : best;
 }
 
 function addTo(map: Map<string, number[]>, key: string, index: number) {
@@ -339,6 +352,8 @@ function compile(patterns: readonly Pattern[]): Compiled {
     suffixes: [],
     prefixes: [],
     generic: [],
+    longestPath: 0,
+    genericPaths: false,
   };
   for (let index = 0; index < patterns.length; index++) {
     const pattern = patterns[index];
@@ -349,6 +364,9 @@ function compile(patterns: readonly Pattern[]): Compiled {
     }
     if (!hasSpecial(text)) {
       addTo(pattern.basename ? compiled.names : compiled.paths, text, index);
+      if (!pattern.basename) {
+        compiled.longestPath = Math.max(compiled.longestPath, text.length);
+      }
       continue;
     }
     if (pattern.basename) {
@@ -369,6 +387,9 @@ function compile(patterns: readonly Pattern[]): Compiled {
     compiled.generic.push({ index, required: requiredRun(text) });
   }
   compiled.generic.reverse();
+  compiled.genericPaths = compiled.generic.some(({ index }) =>
+    !patterns[index].basename
+  );
   return compiled;
 }
 
@@ -477,13 +498,37 @@ export class IgnoreRules {
    * every pattern.
    */
   verdictOf(relative: string, isDirectory: boolean): boolean | undefined {
+    const slash = relative.lastIndexOf("/");
+    return this.verdictIn(
+      relative,
+      0,
+      slash === -1 ? relative : relative.slice(slash + 1),
+      isDirectory,
+    );
+  }
+
+  /**
+   * {@linkcode IgnoreRules.verdictOf} for `path.slice(offset)`, whose last
+   * component is `base`: a walk that asks every level above an entry
+   * slices its path only for the levels that need it, and its base once.
+   */
+  verdictIn(
+    path: string,
+    offset: number,
+    base: string,
+    isDirectory: boolean,
+  ): boolean | undefined {
     const compiled = this.#compiled ??= compile(this.#patterns);
     const patterns = this.#patterns;
-    const slash = relative.lastIndexOf("/");
-    const base = slash === -1 ? relative : relative.slice(slash + 1);
     // The last pattern that matches decides: find the highest index.
-    let best = this.#highest(compiled.names.get(base), -1, isDirectory);
-    if (compiled.paths.size > 0) {
+    let best = compiled.names.size > 0
+      ? this.#highest(compiled.names.get(base), -1, isDirectory)
+      : -1;
+    let relative: string | undefined;
+    if (
+      compiled.paths.size > 0 && path.length - offset <= compiled.longestPath
+    ) {
+      relative = offset === 0 ? path : path.slice(offset);
       best = this.#highest(compiled.paths.get(relative), best, isDirectory);
     }
     if (compiled.extensions.size > 0) {
@@ -508,27 +553,43 @@ export class IgnoreRules {
         base.startsWith(text)
       ) best = index;
     }
+    if (compiled.generic.length > 0) {
+      if (compiled.genericPaths) {
+        relative ??= offset === 0 ? path : path.slice(offset);
+      }
+      best = this.#generic(compiled, relative, base, isDirectory, best);
+    }
+    return best === -1 ? undefined : !patterns[best].negative;
+  }
+
+  // The highest generic pattern above `best` that matches, else `best`.
+  #generic(
+    compiled: Compiled,
+    relative: string | undefined,
+    base: string,
+    isDirectory: boolean,
+    best: number,
+  ): number {
+    const patterns = this.#patterns;
     let bytes: Uint8Array | undefined;
     let baseBytes: Uint8Array | undefined;
     for (const { index, required } of compiled.generic) {
       if (index <= best) break;
       const pattern = patterns[index];
       if (pattern.mustBeDir && !isDirectory) continue;
-      if (!(pattern.basename ? base : relative).includes(required)) continue;
+      const subject = pattern.basename ? base : relative as string;
+      if (!subject.includes(required)) continue;
       let hit: boolean;
       if (pattern.basename) {
         baseBytes ??= encoder.encode(base);
         hit = wildmatch(pattern.bytes, baseBytes, false);
       } else {
-        bytes ??= encoder.encode(relative);
+        bytes ??= encoder.encode(subject);
         hit = wildmatch(pattern.bytes, bytes, true);
       }
-      if (hit) {
-        best = index;
-        break;
-      }
+      if (hit) return index;
     }
-    return best === -1 ? undefined : !patterns[best].negative;
+    return best;
   }
 
   // The highest of `indices` (ascending) above `best` whose pattern

@@ -414,3 +414,35 @@ Deno.test("verdictOf: literal, extension, suffix, prefix and path rules keep git
     assert.equal(rules.verdict(bytes(path), isDir), expected, path);
   }
 });
+
+Deno.test("verdictIn: the answer of verdictOf for a path below a level, escapes as literals", () => {
+  const rules = IgnoreRules.parse(
+    ["\\#*#", "a\\*b", "/include/config", "x/*/y", "!x/keep/y"].join("\n"),
+  );
+  const cases: [string, boolean, boolean | undefined][] = [
+    ["#notes#", false, true],
+    ["dir/#notes#", false, true],
+    ["notes#", false, undefined],
+    ["a*b", false, true],
+    ["axb", false, undefined],
+    ["include/config", true, true],
+    ["include/config2", true, undefined],
+    ["include/configuration/deeper/than/any/literal/path", true, undefined],
+    ["x/z/y", false, true],
+    ["x/keep/y", false, false],
+    ["x/z/w/y", false, undefined],
+  ];
+  for (const prefix of ["", "sub/", "deep/er/"]) {
+    for (const [path, isDir, expected] of cases) {
+      const full = prefix + path;
+      const base = full.slice(full.lastIndexOf("/") + 1);
+      assert.equal(rules.verdictOf(path, isDir), expected, path);
+      assert.equal(
+        rules.verdictIn(full, prefix.length, base, isDir),
+        expected,
+        full,
+      );
+      assert.equal(rules.verdict(bytes(path), isDir), expected, path);
+    }
+  }
+});

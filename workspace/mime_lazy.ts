@@ -12,8 +12,13 @@ let loading: Promise<Lookup> | undefined;
 
 /** The MIME type of `path` by its extension, or undefined when unknown. */
 export async function mimeTypeOf(path: string): Promise<string | undefined> {
-  const lookup = await (loading ??= import("./mime.ts").then((
-    module,
-  ) => module.mimeTypeOf));
-  return lookup(path);
+  return (await mimeLookup())(path);
+}
+
+/**
+ * The synchronous lookup behind {@linkcode mimeTypeOf}, loaded once: for
+ * callers that type many paths at a time.
+ */
+export function mimeLookup(): Promise<(path: string) => string | undefined> {
+  return loading ??= import("./mime.ts").then((module) => module.mimeTypeOf);
 }

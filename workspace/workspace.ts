@@ -141,6 +141,13 @@ export interface WalkOptions {
   sizes?: boolean;
   /** Counters the walk adds to for each entry it skips. */
   skips?: WalkSkips;
+  /**
+   * Walk this directory entry, yielded by an earlier walk of the same
+   * workspace, instead of `path`: the same as `path: from.relative`, but
+   * reached from the directory that walk met it in, when that saves a
+   * lookup from the root (listing many directories one by one).
+   */
+  from?: WalkEntry;
 }
 
 /** Zeroed counters for {@linkcode WalkOptions.skips}. */
@@ -193,6 +200,9 @@ interface Level {
 interface FrameRef {
   dir: DirHandle;
   open: boolean;
+  // The ignore levels in force for its entries, when a later walk may
+  // start at one of them (see WalkOptions.from).
+  levels?: Level[];
 }
 
 /** What the walk remembers of an entry it yielded. */
@@ -230,11 +240,15 @@ function isExcluded(
   path: string,
   isDirectory: boolean,
 ): boolean {
+  let base: string | undefined;
   for (let i = count - 1; i >= 0; i--) {
     const level = levels[i];
     if (level.rules === null) continue;
-    const verdict = level.rules.verdictOf(
-      level.offset === 0 ? path : path.slice(level.offset),
+    base ??= path.slice(path.lastIndexOf("/") + 1);
+    const verdict = level.rules.verdictIn(
+      path,
+      level.offset,
+      base,
       isDirectory,
     );
     if (verdict !== undefined) return verdict;
@@ -754,8 +768,9 @@ export class Workspace {
   }
 
   /** The sorted listing of the open directory `dir`, cached when large. */
-  #listingOf(fs: RootFs, dir: DirHandle): Listing {
-    const info = fs.stat(dir.fd);
+  #listingOf(fs: RootFs, dir: DirHandle, opened?: Deno.FileInfo): Listing {
+    // The metadata read when it was opened, just now, will do.
+    const info = opened ?? fs.stat(dir.fd);
     const mtime = info.mtime?.getTime() ?? 0;
     const stamp =
       `${mtime}:${info.ctime?.getTime()}:${info.size}:${info.nlink}`;
@@ -813,11 +828,12 @@ export class Workspace {
    */
   async *walk(options: WalkOptions = {}): AsyncIterableIterator<WalkEntry> {
     const fs = await this.#ready();
-    const path = options.path ?? "";
+    const path = options.from?.relative ?? options.path ?? "";
     // Ignore levels for the path as reached: the directories above the
     // start, as the lookup met them.
     const asReached: Level[] = [];
-    const start = this.#find(fs, path, this.#segments(path), asReached);
+    const start = (options.from && this.#reopen(fs, options.from, asReached)) ||
+      this.#find(fs, path, this.#segments(path), asReached);
     if (!start.info.isDirectory) {
       fs.close(start.fd);
       throw new WorkspaceError(
@@ -851,6 +867,8 @@ export class Workspace {
       index: number;
       levels: number; // asReached levels in force
       realLevels: number;
+      // lstat of the listing's plain files, by index, when sizes are asked.
+      infos?: (Deno.FileInfo | Error | undefined)[];
     }
     const frames: Frame[] = [];
     try {
@@ -885,8 +903,15 @@ export class Workspace {
           });
         }
       }
+      // Re-checked paths need no descriptor of the parent: a later walk
+      // can start at a directory this one met (WalkOptions.from).
+      const keep = check && !viaLink && !fs.descriptorPaths;
       frames.push({
-        ref: { dir: startDir, open: true },
+        ref: {
+          dir: startDir,
+          open: true,
+          levels: keep ? asReached.slice() : undefined,
+        },
         relative: start.relative,
         relBytes: utf8Length(start.relative),
         segments: start.relative === "" ? 0 : start.relative.split("/").length,
@@ -990,11 +1015,18 @@ export class Workspace {
           depth,
         };
         if (options.sizes && kind === FILE) {
-          let info: Deno.FileInfo;
-          try {
-            info = fs.lstatAt(dir, name);
-          } catch (error) {
-            if (error instanceof Deno.errors.PermissionDenied) {
+          // The sizes of the rest of the directory's files at once: the
+          // directory is checked around the batch, not around each file.
+          frame.infos ??= this.#sizesOf(
+            fs,
+            dir,
+            frame.listing,
+            frame.index - 1,
+          );
+          const info = frame.infos[frame.index - 1] as Deno.FileInfo | Error;
+          frame.infos[frame.index - 1] = undefined;
+          if (info instanceof Error) {
+            if (info instanceof Deno.errors.PermissionDenied) {
               skips.unreadable++;
             } else skips.vanished++;
             continue;
@@ -1008,8 +1040,14 @@ export class Workspace {
         this.#origins.set(entry, { frame: frame.ref, name, link: false });
         yield entry;
         if (!isDir || depth >= maxDepth) continue;
-        // Descend: open the directory itself, then list what was opened.
-        const opened = fs.openAt(dir, name);
+        // Descend: open the directory itself, then list what was opened
+        // (listed as no link: a link there now is refused as changed).
+        // Re-checked paths reach it by path, checked by identity, with no
+        // use for a descriptor: a checked step (as a lookup takes through
+        // the directories on its way) saves the open, fstat and close.
+        const opened = fs.descriptorPaths
+          ? fs.openAt(dir, name, true)
+          : fs.stepAt(dir, name);
         if (opened.kind !== "open") {
           if (opened.kind === "denied" && opened.code !== "ESTALE") {
             skips.unreadable++;
@@ -1030,7 +1068,7 @@ export class Workspace {
         visited.add(id);
         let listing: Listing;
         try {
-          listing = this.#listingOf(fs, child);
+          listing = this.#listingOf(fs, child, opened.info);
         } catch {
           fs.close(child.fd);
           skips.unreadable++;
@@ -1051,7 +1089,11 @@ export class Workspace {
           }
         }
         frames.push({
-          ref: { dir: child, open: true },
+          ref: {
+            dir: child,
+            open: true,
+            levels: keep ? asReached.slice(0, levels) : undefined,
+          },
           relative,
           relBytes,
           segments: frame.segments + 1,
@@ -1069,6 +1111,57 @@ export class Workspace {
       }
       if (frames.length === 0) fs.close(startDir.fd);
     }
+  }
+
+  // The start of a walk from `entry` (see WalkOptions.from), opened from
+  // the directory its walk met it in, with the ignore levels in force
+  // there put in `levels`; undefined when only a lookup will do.
+  #reopen(fs: RootFs, entry: WalkEntry, levels: Level[]): Found | undefined {
+    const origin = this.#origins.get(entry);
+    const chain = origin?.frame.levels;
+    if (
+      origin === undefined || chain === undefined || origin.link ||
+      !entry.isDirectory
+    ) return undefined;
+    const parent = origin.frame.dir;
+    const real = parent.real === ""
+      ? origin.name
+      : `${parent.real}/${origin.name}`;
+    if (real !== entry.relative) return undefined;
+    const opened = fs.openAt(parent, origin.name, true);
+    if (opened.kind !== "open") return undefined;
+    if (!opened.info.isDirectory) {
+      fs.close(opened.fd);
+      return undefined;
+    }
+    levels.push(...chain);
+    return {
+      relative: real,
+      real,
+      fd: opened.fd,
+      info: opened.info,
+      dir: fs.dirHandle(opened.fd, real, opened.info),
+    };
+  }
+
+  // lstat of the plain files of `listing` from index `from` on, by index.
+  #sizesOf(
+    fs: RootFs,
+    dir: DirHandle,
+    listing: Listing,
+    from: number,
+  ): (Deno.FileInfo | Error | undefined)[] {
+    const at: number[] = [];
+    const names: string[] = [];
+    for (let i = from; i < listing.names.length; i++) {
+      if (listing.kinds[i] !== FILE) continue;
+      at.push(i);
+      names.push(listing.names[i]);
+    }
+    const infos = fs.lstatAllAt(dir, names);
+    const byIndex: (Deno.FileInfo | Error | undefined)[] = [];
+    for (let k = 0; k < at.length; k++) byIndex[at[k]] = infos[k];
+    return byIndex;
   }
 
   #excludedEntry(
