@@ -276,6 +276,21 @@ export class RootFs {
     return Deno.lstatSync(this.pathAt(dir, name));
   }
 
+  /**
+   * Whether `name` in `dir` may exist: false only when following it finds
+   * nothing (no such entry, or a link to nothing). Much cheaper than a
+   * failing lstat, which throws: a hint for callers that look for an
+   * optional file (a `.gitignore`), whose true answer they then check.
+   */
+  mayExistAt(dir: DirHandle, name: string): boolean {
+    try {
+      return nodeFs().existsSync(this.pathAt(dir, name));
+    } catch {
+      // Not allowed to look: let the caller's own lookup say why.
+      return true;
+    }
+  }
+
   /** lstat of `name` in `dir` (metadata only; a link is not followed). */
   lstatAt(dir: DirHandle, name: string): Deno.FileInfo {
     const path = this.pathAt(dir, name);
