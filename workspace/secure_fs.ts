@@ -294,7 +294,9 @@ export class RootFs {
   /** lstat of `name` in `dir` (metadata only; a link is not followed). */
   lstatAt(dir: DirHandle, name: string): Deno.FileInfo {
     const path = this.pathAt(dir, name);
-    if (this.descriptorPaths) return Deno.lstatSync(path);
+    // The root's path never changes while it is held: nothing to check
+    // between two readings, so one is as good as two.
+    if (this.descriptorPaths || dir.real === "") return Deno.lstatSync(path);
     // Twice, with the directory checked after each: both must agree.
     const first = Deno.lstatSync(path);
     this.#checkDir(dir);
@@ -400,6 +402,9 @@ export class RootFs {
         return false;
       }
     };
+    // In the root itself there is no directory to swap: once is enough
+    // (what the name then names, not a link, is the file opened).
+    if (dir.real === "") return named();
     return named() && this.#dirStill(dir) && named() && this.#dirStill(dir);
   }
 }
