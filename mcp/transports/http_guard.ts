@@ -183,6 +183,11 @@ export async function readBody(
 ): Promise<string | BodyProblem> {
   const length = request.headers.get("content-length");
   if (length !== null && Number(length) > maxBytes) return "too large";
+  if (length !== null && /^\d+$/.test(length)) {
+    // The framing holds the body to its stated length, within the limit:
+    // read it whole, without a stream (and its promise per chunk).
+    return await readWhole(request, timeoutMs);
+  }
   const body = request.body;
   if (body === null) return "";
   const reader = body.getReader();
@@ -222,6 +227,33 @@ export async function readBody(
   }
   try {
     return utf8.decode(all);
+  } catch {
+    return "not UTF-8";
+  }
+}
+
+async function readWhole(
+  request: Request,
+  timeoutMs: number,
+): Promise<string | BodyProblem> {
+  let expire: (late: "too slow") => void = () => {};
+  const late = new Promise<"too slow">((resolve) => expire = resolve);
+  const deadlines = deadlinesOf(timeoutMs);
+  const pending = deadlines.add(() => expire("too slow"));
+  const reading = request.bytes();
+  // Past the deadline it is left to end with the connection.
+  reading.catch(() => {});
+  let bytes: Uint8Array | "too slow";
+  try {
+    bytes = await Promise.race([reading, late]);
+  } catch {
+    return "failed";
+  } finally {
+    deadlines.delete(pending);
+  }
+  if (bytes === "too slow") return bytes;
+  try {
+    return utf8.decode(bytes);
   } catch {
     return "not UTF-8";
   }
