@@ -114,6 +114,60 @@ export function fileInfoOf(stats: Stats): Deno.FileInfo {
   };
 }
 
+/**
+ * Regular files up to this size keep their descriptor open after a read,
+ * for the next open of the same name (see {@linkcode RootFs.openAt}).
+ */
+export const CACHED_FILE_BYTES = 256 * 1024;
+
+/** Descriptors kept open that way, at most, in the whole process. */
+export const CACHED_FILES = 32;
+
+// A file whose metadata changed this recently may change again within the
+// same timestamp tick: its descriptor is not kept (git's "racy" rule).
+const RACY_MS = 100;
+
+/** A descriptor kept open for the next open of the same name. */
+interface CachedFile {
+  key: string;
+  fd: number;
+  // The file as opened: any change of these and the name is opened anew.
+  dev: number;
+  ino: number;
+  mode: number;
+  uid: number;
+  gid: number;
+  ctime: number;
+  // Handles using the descriptor now; it is closed when evicted and unused.
+  users: number;
+  evicted: boolean;
+}
+
+// By directory (device:inode) and name, least recently used first.
+const cachedFiles = new Map<string, CachedFile>();
+// The same entries by descriptor, while their descriptor is open.
+const sharedFds = new Map<number, CachedFile>();
+
+/** How many descriptors are kept open now (in use or not). */
+export function keptDescriptors(): number {
+  return sharedFds.size;
+}
+
+function evict(entry: CachedFile): void {
+  entry.evicted = true;
+  if (cachedFiles.get(entry.key) === entry) cachedFiles.delete(entry.key);
+  if (entry.users === 0) closeShared(entry);
+}
+
+function closeShared(entry: CachedFile): void {
+  sharedFds.delete(entry.fd);
+  try {
+    nodeFs().closeSync(entry.fd);
+  } catch {
+    // Already closed.
+  }
+}
+
 /** An open directory inside the root. */
 export interface DirHandle {
   /** Its descriptor (owned by whoever opened it). */
@@ -201,6 +255,21 @@ export class RootFs {
   openAt(dir: DirHandle, name: string, listedPlain = false): OpenResult {
     const node = nodeFs();
     const c = node.constants;
+    // A small file opened before keeps its descriptor: when the name still
+    // names that very file, checked as an open is, it is opened again
+    // without a new descriptor (fewer system calls and permission checks).
+    const key = `${dir.dev}:${dir.ino}/${name}`;
+    const cached = cachedFiles.get(key);
+    if (cached !== undefined) {
+      const info = this.#stillCached(dir, name, cached);
+      if (info !== undefined) {
+        cached.users++;
+        cachedFiles.delete(key);
+        cachedFiles.set(key, cached);
+        return { kind: "open", fd: cached.fd, info };
+      }
+      evict(cached);
+    }
     if (!this.descriptorPaths && !listedPlain) {
       // Deno's permission layer opens the path's real path, following a
       // final link despite O_NOFOLLOW: tell links apart before opening.
@@ -238,7 +307,66 @@ export class RootFs {
       node.closeSync(fd);
       return { kind: "denied", code: "ESTALE" };
     }
-    return { kind: "open", fd, info: fileInfoOf(stats) };
+    const info = fileInfoOf(stats);
+    this.#keep(key, fd, info);
+    return { kind: "open", fd, info };
+  }
+
+  // Keep the descriptor of a small regular file whose metadata has not
+  // changed lately, for the next open of the same name.
+  #keep(key: string, fd: number, info: Deno.FileInfo): void {
+    const ctime = info.ctime?.getTime() ?? NaN;
+    if (
+      !info.isFile || info.size > CACHED_FILE_BYTES ||
+      !(Date.now() - ctime > RACY_MS)
+    ) return;
+    if (cachedFiles.size >= CACHED_FILES) {
+      evict(cachedFiles.values().next().value as CachedFile);
+    }
+    const entry: CachedFile = {
+      key,
+      fd,
+      dev: info.dev ?? 0,
+      ino: info.ino ?? 0,
+      mode: info.mode ?? 0,
+      uid: info.uid ?? 0,
+      gid: info.gid ?? 0,
+      ctime,
+      users: 1,
+      evicted: false,
+    };
+    cachedFiles.set(key, entry);
+    sharedFds.set(fd, entry);
+  }
+
+  // The metadata of what `name` in `dir` names, when that is still the
+  // kept file, unchanged (no link, same inode, mode, owner and ctime: any
+  // change of the file's metadata moves its ctime), checked as `#stillAt`
+  // checks an open: twice around checks of the directory's path, except
+  // in the root and with descriptor paths, where no swap can come between.
+  #stillCached(
+    dir: DirHandle,
+    name: string,
+    kept: CachedFile,
+  ): Deno.FileInfo | undefined {
+    const path = this.pathAt(dir, name);
+    const named = () => {
+      try {
+        const info = Deno.lstatSync(path);
+        return !info.isSymlink && info.dev === kept.dev &&
+            info.ino === kept.ino && info.mode === kept.mode &&
+            info.uid === kept.uid && info.gid === kept.gid &&
+            info.ctime?.getTime() === kept.ctime
+          ? info
+          : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    if (this.descriptorPaths || dir.real === "") return named();
+    if (named() === undefined || !this.#dirStill(dir)) return undefined;
+    const info = named();
+    return info !== undefined && this.#dirStill(dir) ? info : undefined;
   }
 
   /**
@@ -276,10 +404,27 @@ export class RootFs {
     return Deno.lstatSync(this.pathAt(dir, name));
   }
 
+  /**
+   * Whether `name` in `dir` may exist: false only when following it finds
+   * nothing (no such entry, or a link to nothing). Much cheaper than a
+   * failing lstat, which throws: a hint for callers that look for an
+   * optional file (a `.gitignore`), whose true answer they then check.
+   */
+  mayExistAt(dir: DirHandle, name: string): boolean {
+    try {
+      return nodeFs().existsSync(this.pathAt(dir, name));
+    } catch {
+      // Not allowed to look: let the caller's own lookup say why.
+      return true;
+    }
+  }
+
   /** lstat of `name` in `dir` (metadata only; a link is not followed). */
   lstatAt(dir: DirHandle, name: string): Deno.FileInfo {
     const path = this.pathAt(dir, name);
-    if (this.descriptorPaths) return Deno.lstatSync(path);
+    // The root's path never changes while it is held: nothing to check
+    // between two readings, so one is as good as two.
+    if (this.descriptorPaths || dir.real === "") return Deno.lstatSync(path);
     // Twice, with the directory checked after each: both must agree.
     const first = Deno.lstatSync(path);
     this.#checkDir(dir);
@@ -360,9 +505,18 @@ export class RootFs {
     return bothSaw(first, second);
   }
 
-  /** Close a descriptor (never the root's; -1 is none). */
+  /**
+   * Release a descriptor {@linkcode RootFs.openAt} gave (never the root's;
+   * -1 is none): closed, unless it is kept for the next open of its name.
+   */
   close(fd: number): void {
     if (fd === this.rootDir.fd || fd === -1) return;
+    const shared = sharedFds.get(fd);
+    if (shared !== undefined) {
+      shared.users--;
+      if (shared.evicted && shared.users === 0) closeShared(shared);
+      return;
+    }
     try {
       nodeFs().closeSync(fd);
     } catch {
@@ -428,6 +582,9 @@ export class RootFs {
         return false;
       }
     };
+    // In the root itself there is no directory to swap: once is enough
+    // (what the name then names, not a link, is the file opened).
+    if (dir.real === "") return named();
     return named() && this.#dirStill(dir) && named() && this.#dirStill(dir);
   }
 }

@@ -711,16 +711,25 @@ export class Workspace {
   #rulesOf(fs: RootFs, dir: DirHandle): IgnoreRules | null {
     if (this.includeIgnored) return null;
     let stamp = "-";
-    try {
-      // A hint: the content is read through a checked open.
-      const info = fs.peekAt(dir, ".gitignore");
-      // A .gitignore that is a link is not followed (as git does).
-      if (info.isFile) {
-        stamp =
-          `${dir.dev}:${dir.ino}:${info.ino}:${info.size}:${info.mtime?.getTime()}:${info.ctime?.getTime()}`;
+    // When it last changed (ms), or NaN when the system does not say.
+    let changed = NaN;
+    // Most directories have no .gitignore: say so without the lstat that
+    // would throw (a thrown NotFound costs several times a lookup).
+    if (fs.mayExistAt(dir, ".gitignore")) {
+      try {
+        // A hint: the content is read through a checked open.
+        const info = fs.peekAt(dir, ".gitignore");
+        // A .gitignore that is a link is not followed (as git does).
+        if (info.isFile) {
+          const mtime = info.mtime?.getTime() ?? NaN;
+          const ctime = info.ctime?.getTime() ?? NaN;
+          stamp =
+            `${dir.dev}:${dir.ino}:${info.ino}:${info.size}:${mtime}:${ctime}`;
+          changed = Math.max(mtime, ctime);
+        }
+      } catch {
+        // None (or unreadable): no rules.
       }
-    } catch {
-      // None (or unreadable): no rules.
     }
     const key = dir.real;
     const cached = this.#rules.get(key);
@@ -744,7 +753,11 @@ export class Workspace {
         }
       }
     }
-    this.#rules.set(key, { stamp, rules }, weight);
+    // A file changed within the file system clock's granularity of now
+    // may change again without its times moving: trust the stamp only
+    // once the file is older than that (until then it is read each time).
+    const racy = stamp !== "-" && !(Date.now() - changed > RACY_MS);
+    this.#rules.set(key, { stamp: racy ? "" : stamp, rules }, weight);
     return rules;
   }
 

@@ -818,3 +818,65 @@ Deno.test("resolve: a directory-only rule (build/) refuses the directory, not a 
     await Deno.remove(root, { recursive: true });
   }
 });
+
+for (const descriptorPaths of [true, false]) {
+  Deno.test({
+    name:
+      `a .gitignore created, edited in place (same size) and deleted between reads counts at once (${
+        descriptorPaths ? "descriptor paths" : "re-checked opens"
+      })`,
+    ignore: descriptorPaths && !procUsable,
+    async fn() {
+      const base = await tempBase();
+      try {
+        await Deno.mkdir(`${base}/a/b`, { recursive: true });
+        for (const name of ["x.log", "x.txt", "a/y.log", "a/b/z.log"]) {
+          await Deno.writeTextFile(`${base}/${name}`, INSIDE);
+        }
+        const ws = await Workspace.open(base, { descriptorPaths });
+        const codes = async () =>
+          await Promise.all(
+            ["x.log", "x.txt", "a/y.log", "a/b/z.log"].map((path) =>
+              codeOf(ws.resolve(path))
+            ),
+          );
+        const all = ["resolved", "resolved", "resolved", "resolved"];
+        // Read once with no .gitignore anywhere, so "none" is cached.
+        assert.deepEqual(await codes(), all);
+        await Deno.writeTextFile(`${base}/a/.gitignore`, "*.log\n");
+        assert.deepEqual(await codes(), [
+          "resolved",
+          "resolved",
+          "ignored",
+          "ignored",
+        ]);
+        // Same inode, same size, most likely the same timestamp.
+        await Deno.writeTextFile(`${base}/a/.gitignore`, "*.txt\n");
+        assert.deepEqual(await codes(), all);
+        await Deno.writeTextFile(`${base}/.gitignore`, "*.txt\n");
+        assert.deepEqual(await codes(), [
+          "resolved",
+          "ignored",
+          "resolved",
+          "resolved",
+        ]);
+        await Deno.writeTextFile(`${base}/.gitignore`, "*.log\n");
+        assert.deepEqual(await codes(), [
+          "ignored",
+          "resolved",
+          "ignored",
+          "ignored",
+        ]);
+        await Deno.remove(`${base}/.gitignore`);
+        await Deno.remove(`${base}/a/.gitignore`);
+        assert.deepEqual(await codes(), all);
+        // A .gitignore that is a link is not followed, as git does.
+        await Deno.writeTextFile(`${base}/rules`, "*.log\n");
+        await Deno.symlink(`${base}/rules`, `${base}/a/.gitignore`);
+        assert.deepEqual(await codes(), all);
+      } finally {
+        await Deno.remove(base, { recursive: true });
+      }
+    },
+  });
+}

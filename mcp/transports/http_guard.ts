@@ -100,6 +100,74 @@ export function bearerMatches(
   return match !== null && differ === 0;
 }
 
+/** A body being read, and what to do when it is late. */
+interface PendingRead {
+  deadline: number;
+  expire: () => void;
+}
+
+/**
+ * The body reads under way with one timeout, oldest first, and one timer
+ * for the oldest: a timer per request (set, then cleared) cost several
+ * microseconds of each POST. The timer keeps the process alive only while
+ * reads are pending (it is unref'd, not cleared, when none are: re-arming
+ * costs more).
+ */
+class Deadlines {
+  readonly #ms: number;
+  // Insertion order is deadline order: every read gets the same timeout.
+  readonly #pending = new Set<PendingRead>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(ms: number) {
+    this.#ms = ms;
+  }
+
+  add(expire: () => void): PendingRead {
+    const read = { deadline: performance.now() + this.#ms, expire };
+    this.#pending.add(read);
+    if (this.#timer === undefined) this.#arm(this.#ms);
+    else if (this.#pending.size === 1) Deno.refTimer(this.#timer);
+    return read;
+  }
+
+  delete(read: PendingRead): void {
+    if (
+      this.#pending.delete(read) && this.#pending.size === 0 &&
+      this.#timer !== undefined
+    ) Deno.unrefTimer(this.#timer);
+  }
+
+  #arm(delay: number): void {
+    this.#timer = setTimeout(() => this.#fire(), Math.max(1, delay));
+    if (this.#pending.size === 0) Deno.unrefTimer(this.#timer);
+  }
+
+  #fire(): void {
+    this.#timer = undefined;
+    const now = performance.now();
+    for (const read of this.#pending) {
+      if (read.deadline > now) {
+        this.#arm(read.deadline - now);
+        return;
+      }
+      this.#pending.delete(read);
+      read.expire();
+    }
+  }
+}
+
+const deadlinesByTimeout = new Map<number, Deadlines>();
+
+function deadlinesOf(timeoutMs: number): Deadlines {
+  let deadlines = deadlinesByTimeout.get(timeoutMs);
+  if (deadlines === undefined) {
+    deadlines = new Deadlines(timeoutMs);
+    deadlinesByTimeout.set(timeoutMs, deadlines);
+  }
+  return deadlines;
+}
+
 /** Why a body could not be read; see {@linkcode readBody}. */
 export type BodyProblem = "too large" | "too slow" | "failed" | "not UTF-8";
 
@@ -115,16 +183,22 @@ export async function readBody(
 ): Promise<string | BodyProblem> {
   const length = request.headers.get("content-length");
   if (length !== null && Number(length) > maxBytes) return "too large";
+  if (length !== null && /^\d+$/.test(length)) {
+    // The framing holds the body to its stated length, within the limit:
+    // read it whole, without a stream (and its promise per chunk).
+    return await readWhole(request, timeoutMs);
+  }
   const body = request.body;
   if (body === null) return "";
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   let late = false;
-  const timer = setTimeout(() => {
+  const deadlines = deadlinesOf(timeoutMs);
+  const pending = deadlines.add(() => {
     late = true;
     reader.cancel().catch(() => {});
-  }, timeoutMs);
+  });
   try {
     while (true) {
       const { done, value } = await reader.read();
@@ -139,7 +213,7 @@ export async function readBody(
   } catch {
     return late ? "too slow" : "failed";
   } finally {
-    clearTimeout(timer);
+    deadlines.delete(pending);
   }
   if (late) return "too slow";
   let all = chunks[0] ?? new Uint8Array(0);
@@ -153,6 +227,33 @@ export async function readBody(
   }
   try {
     return utf8.decode(all);
+  } catch {
+    return "not UTF-8";
+  }
+}
+
+async function readWhole(
+  request: Request,
+  timeoutMs: number,
+): Promise<string | BodyProblem> {
+  let expire: (late: "too slow") => void = () => {};
+  const late = new Promise<"too slow">((resolve) => expire = resolve);
+  const deadlines = deadlinesOf(timeoutMs);
+  const pending = deadlines.add(() => expire("too slow"));
+  const reading = request.bytes();
+  // Past the deadline it is left to end with the connection.
+  reading.catch(() => {});
+  let bytes: Uint8Array | "too slow";
+  try {
+    bytes = await Promise.race([reading, late]);
+  } catch {
+    return "failed";
+  } finally {
+    deadlines.delete(pending);
+  }
+  if (bytes === "too slow") return bytes;
+  try {
+    return utf8.decode(bytes);
   } catch {
     return "not UTF-8";
   }

@@ -6,6 +6,7 @@ import {
   defaultAllowedOrigins,
   hostAllowed,
   originAllowed,
+  readBody,
 } from "./http_guard.ts";
 
 Deno.test("hostAllowed: loopback names with the port by default; an entry without a port takes any", () => {
@@ -74,4 +75,31 @@ Deno.test("accepts: media types, wildcards, q=0 refusals; no header accepts all"
   assert.ok(accepts("text/*;q=0.5", "text/event-stream"));
   assert.ok(!accepts("text/html", "application/json"));
   assert.ok(!accepts("application/json;q=0", "application/json"));
+});
+
+Deno.test("readBody: bodies that stall each end as too slow, whenever they started; those that arrive are read", async () => {
+  const stalled = () =>
+    new Request("http://127.0.0.1/mcp", {
+      method: "POST",
+      body: new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode("{"));
+        },
+      }),
+    });
+  const whole = (text: string) =>
+    new Request("http://127.0.0.1/mcp", { method: "POST", body: text });
+  const reads: Promise<string>[] = [];
+  for (let i = 0; i < 3; i++) {
+    reads.push(readBody(stalled(), 1024, 200));
+    assert.equal(await readBody(whole(`{"n":${i}}`), 1024, 200), `{"n":${i}}`);
+    // Started at different times: each has its own deadline.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.deepEqual(await Promise.all(reads), [
+    "too slow",
+    "too slow",
+    "too slow",
+  ]);
+  assert.equal(await readBody(whole("x".repeat(2000)), 1024, 200), "too large");
 });

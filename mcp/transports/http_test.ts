@@ -566,6 +566,69 @@ Deno.test("http: slow-loris clients: a slow body is cut off with 408, stalled he
   stalledHeaders?.close();
 });
 
+/** What `conn` receives until `done` says the text so far is complete. */
+async function readUntil(
+  conn: Deno.TcpConn,
+  done: (text: string) => boolean,
+): Promise<string> {
+  const decoder = new TextDecoder();
+  const buffer = new Uint8Array(4096);
+  let text = "";
+  while (!done(text)) {
+    const read = await conn.read(buffer);
+    if (read === null) break;
+    text += decoder.decode(buffer.subarray(0, read), { stream: true });
+  }
+  return text;
+}
+
+Deno.test("http: a body shorter than its Content-Length says gets 408 with Connection: close; a whole one is served", async () => {
+  await withServer({ bodyTimeoutMs: 300 }, async ({ url, calls }) => {
+    const id = await initialize(url);
+    const { port } = new URL(url);
+    const request = (body: string, length: number) =>
+      `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
+      `Content-Type: application/json\r\n` +
+      `Accept: application/json, text/event-stream\r\n` +
+      `Mcp-Session-Id: ${id}\r\nContent-Length: ${length}\r\n\r\n${body}`;
+    const work = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 7,
+      method: "tools/call",
+      params: { name: "work", arguments: {} },
+    });
+    // Part of the body, then nothing.
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: +port });
+    try {
+      await conn.write(
+        new TextEncoder().encode(request(work.slice(0, 20), work.length)),
+      );
+      const reply = await readUntil(conn, (text) => text.includes("}}"));
+      assert.match(reply, /^HTTP\/1\.1 408 /);
+      assert.match(reply, /\r\nconnection: close\r\n/i);
+      assert.match(reply, /did not arrive within 300 ms/);
+      assert.ok(!calls.includes("work"));
+    } finally {
+      conn.close();
+    }
+    // The whole body, with its length: served.
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 8, method: "ping" });
+    const whole = await Deno.connect({ hostname: "127.0.0.1", port: +port });
+    try {
+      await whole.write(new TextEncoder().encode(request(ping, ping.length)));
+      const answered = await readUntil(
+        whole,
+        (text) => text.includes('"result":{}}'),
+      );
+      assert.match(answered, /^HTTP\/1\.1 200 /);
+      assert.ok(answered.endsWith('{"jsonrpc":"2.0","id":8,"result":{}}'));
+    } finally {
+      whole.close();
+    }
+    await assertHealthy(url);
+  });
+});
+
 Deno.test("http: sessions over the maximum get 503; ending one makes room", async () => {
   await withServer({ maxSessions: 2 }, async ({ url, http }) => {
     const first = await initialize(url);

@@ -1,0 +1,145 @@
+/**
+ * The descriptors `RootFs.openAt` keeps for small files: a kept one is
+ * used again only while the name still names that very file, unchanged;
+ * a swap, a replacement, an edit or a removal is seen at the next open;
+ * a handle still reading an evicted descriptor keeps it until it is done;
+ * and the number kept stays bounded.
+ */
+
+import { strict as assert } from "node:assert";
+import { CACHED_FILES, keptDescriptors, RootFs } from "./secure_fs.ts";
+import { Workspace, WorkspaceError } from "./workspace.ts";
+
+const SECRET = "SECRET-OUTSIDE-THE-ROOT-9e2a";
+
+// Files changed within 100 ms are never kept (their times may not move on
+// the next change): a tree is made, then left to age past that.
+const AGE_MS = 250;
+
+async function agedTree(): Promise<{ base: string; root: string }> {
+  const base = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "shipcode-fd-cache-" }),
+  );
+  const root = `${base}/root`;
+  await Deno.mkdir(`${root}/dir`, { recursive: true });
+  await Deno.mkdir(`${base}/outside`);
+  await Deno.writeTextFile(`${root}/f.txt`, "inside f\n");
+  await Deno.writeTextFile(`${root}/dir/g.txt`, "inside g\n");
+  await Deno.writeTextFile(`${base}/outside/g.txt`, `${SECRET}\n`);
+  await Deno.writeTextFile(`${base}/secret.txt`, `${SECRET}\n`);
+  for (let i = 0; i < CACHED_FILES + 8; i++) {
+    await Deno.writeTextFile(`${root}/many${i}.txt`, `many ${i}\n`);
+  }
+  await new Promise((resolve) => setTimeout(resolve, AGE_MS));
+  return { base, root };
+}
+
+async function text(ws: Workspace, path: string): Promise<string> {
+  try {
+    const { bytes } = await ws.readFile(path, { maxBytes: 1024 });
+    return new TextDecoder().decode(bytes);
+  } catch (error) {
+    if (error instanceof WorkspaceError) return `error: ${error.code}`;
+    throw error;
+  }
+}
+
+const procUsable = (() => {
+  try {
+    Deno.statSync("/proc/self/fd/0");
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+for (const descriptorPaths of [true, false]) {
+  const mode = descriptorPaths ? "descriptor paths" : "re-checked opens";
+  Deno.test({
+    name:
+      `a kept descriptor is used only while its name still names that file (${mode})`,
+    ignore: descriptorPaths && !procUsable,
+    async fn() {
+      const { base, root } = await agedTree();
+      try {
+        const ws = await Workspace.open(root, { descriptorPaths });
+        // Twice each: the second read is served by the kept descriptor.
+        for (let i = 0; i < 2; i++) {
+          assert.equal(await text(ws, "f.txt"), "inside f\n");
+          assert.equal(await text(ws, "dir/g.txt"), "inside g\n");
+        }
+        // The name turned into a link to outside the root: refused.
+        await Deno.rename(`${root}/f.txt`, `${root}/f.old`);
+        await Deno.symlink(`${base}/secret.txt`, `${root}/f.txt`);
+        assert.equal(await text(ws, "f.txt"), "error: outside");
+        // A relative link inside the root is followed to its own file.
+        await Deno.remove(`${root}/f.txt`);
+        await Deno.symlink("f.old", `${root}/f.txt`);
+        assert.equal(await text(ws, "f.txt"), "inside f\n");
+        // The directory turned into a link to outside: refused.
+        await Deno.rename(`${root}/dir`, `${root}/dir.old`);
+        await Deno.symlink(`${base}/outside`, `${root}/dir`);
+        assert.equal(await text(ws, "dir/g.txt"), "error: outside");
+        await Deno.remove(`${root}/dir`);
+        await Deno.rename(`${root}/dir.old`, `${root}/dir`);
+        assert.equal(await text(ws, "dir/g.txt"), "inside g\n");
+        // Replaced by another file (a new inode), edited in place, removed.
+        await Deno.writeTextFile(`${root}/dir/g.new`, "replaced g\n");
+        await Deno.rename(`${root}/dir/g.new`, `${root}/dir/g.txt`);
+        assert.equal(await text(ws, "dir/g.txt"), "replaced g\n");
+        await Deno.writeTextFile(`${root}/dir/g.txt`, "edited g, longer\n");
+        assert.equal(await text(ws, "dir/g.txt"), "edited g, longer\n");
+        await Deno.remove(`${root}/dir/g.txt`);
+        assert.equal(await text(ws, "dir/g.txt"), "error: not_found");
+        // Newly ignored: the verdict is the path's, whatever is kept.
+        assert.equal(await text(ws, "many0.txt"), "many 0\n");
+        await Deno.writeTextFile(`${root}/.gitignore`, "many0.txt\n");
+        assert.equal(await text(ws, "many0.txt"), "error: ignored");
+      } finally {
+        await Deno.remove(base, { recursive: true });
+      }
+    },
+  });
+}
+
+Deno.test(
+  "kept descriptors stay bounded, and one in use outlives its eviction until released",
+  async () => {
+    const { base, root } = await agedTree();
+    try {
+      const fs = await RootFs.open(root, false);
+      const first = fs.openAt(fs.rootDir, "f.txt");
+      assert.equal(first.kind, "open");
+      if (first.kind !== "open") return;
+      // Many other files opened and released: f.txt's entry is evicted
+      // while its descriptor is still in use.
+      for (let i = 0; i < CACHED_FILES + 8; i++) {
+        const other = fs.openAt(fs.rootDir, `many${i}.txt`);
+        assert.equal(other.kind, "open");
+        if (other.kind === "open") fs.close(other.fd);
+        assert.ok(keptDescriptors() <= CACHED_FILES + 1);
+      }
+      const buffer = new Uint8Array(64);
+      const read = fs.readSync(first.fd, buffer, 0);
+      assert.equal(
+        new TextDecoder().decode(buffer.subarray(0, read)),
+        "inside f\n",
+      );
+      assert.equal(keptDescriptors(), CACHED_FILES + 1);
+      // Released: closed now, as it is no longer kept.
+      fs.close(first.fd);
+      assert.equal(keptDescriptors(), CACHED_FILES);
+      assert.throws(() => fs.stat(first.fd));
+      // Opened anew: same content.
+      const again = fs.openAt(fs.rootDir, "f.txt");
+      assert.equal(again.kind, "open");
+      if (again.kind === "open") {
+        assert.equal(fs.readSync(again.fd, buffer, 0), "inside f\n".length);
+        fs.close(again.fd);
+      }
+      assert.equal(keptDescriptors(), CACHED_FILES);
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  },
+);
