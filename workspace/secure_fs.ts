@@ -438,49 +438,6 @@ export class RootFs {
     return second;
   }
 
-  /**
-   * lstat of each of `names` in `dir`, as {@linkcode RootFs.lstatAt} of
-   * each would give, for a whole listing at once: in the re-checked mode
-   * the names are read twice, with the directory checked before, between
-   * and after (not around each name), and a name whose two readings
-   * disagree fails as changed. A failure is given in place of its info
-   * (the thrown error for one name, or for all when the directory moved).
-   */
-  lstatAllAt(
-    dir: DirHandle,
-    names: readonly string[],
-  ): (Deno.FileInfo | Error)[] {
-    const once = () =>
-      names.map((name) => {
-        try {
-          return Deno.lstatSync(this.pathAt(dir, name));
-        } catch (error) {
-          return error as Error;
-        }
-      });
-    if (this.descriptorPaths) return once();
-    try {
-      this.#checkDir(dir);
-      const first = once();
-      this.#checkDir(dir);
-      const second = once();
-      this.#checkDir(dir);
-      return second.map((info, i) => {
-        const before = first[i];
-        if (info instanceof Error) return info;
-        if (before instanceof Error) return before;
-        if (before.dev !== info.dev || before.ino !== info.ino) {
-          return Object.assign(new Error("entry changed while read"), {
-            code: "ESTALE",
-          });
-        }
-        return info;
-      });
-    } catch (error) {
-      return names.map(() => error as Error);
-    }
-  }
-
   /** The target text of the link `name` in `dir`. */
   readLinkAt(dir: DirHandle, name: string): string {
     if (this.descriptorPaths) return Deno.readLinkSync(this.pathAt(dir, name));

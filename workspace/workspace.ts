@@ -880,8 +880,6 @@ export class Workspace {
       index: number;
       levels: number; // asReached levels in force
       realLevels: number;
-      // lstat of the listing's plain files, by index, when sizes are asked.
-      infos?: (Deno.FileInfo | Error | undefined)[];
     }
     const frames: Frame[] = [];
     try {
@@ -1028,18 +1026,16 @@ export class Workspace {
           depth,
         };
         if (options.sizes && kind === FILE) {
-          // The sizes of the rest of the directory's files at once: the
-          // directory is checked around the batch, not around each file.
-          frame.infos ??= this.#sizesOf(
-            fs,
-            dir,
-            frame.listing,
-            frame.index - 1,
-          );
-          const info = frame.infos[frame.index - 1] as Deno.FileInfo | Error;
-          frame.infos[frame.index - 1] = undefined;
-          if (info instanceof Error) {
-            if (info instanceof Deno.errors.PermissionDenied) {
+          // Each file's own checked lstat, as it is reached: a size read
+          // earlier (for the whole directory at once) would be stale by
+          // the time its entry is yielded, after whole subtrees, and a
+          // batch gives a directory swapped out and back a window as long
+          // as the batch.
+          let info: Deno.FileInfo;
+          try {
+            info = fs.lstatAt(dir, name);
+          } catch (error) {
+            if (error instanceof Deno.errors.PermissionDenied) {
               skips.unreadable++;
             } else skips.vanished++;
             continue;
@@ -1141,6 +1137,16 @@ export class Workspace {
       ? origin.name
       : `${parent.real}/${origin.name}`;
     if (real !== entry.relative) return undefined;
+    // The parent is checked by its identity, read through its path; an
+    // ancestor moved out of the root and replaced by a link to where it
+    // went keeps that identity. The path must still be its own, with no
+    // link on the way; otherwise the lookup from the root decides.
+    const absolute = fs.absolute(real);
+    try {
+      if (Deno.realPathSync(absolute) !== absolute) return undefined;
+    } catch {
+      return undefined;
+    }
     const opened = fs.openAt(parent, origin.name, true);
     if (opened.kind !== "open") return undefined;
     if (!opened.info.isDirectory) {
@@ -1155,26 +1161,6 @@ export class Workspace {
       info: opened.info,
       dir: fs.dirHandle(opened.fd, real, opened.info),
     };
-  }
-
-  // lstat of the plain files of `listing` from index `from` on, by index.
-  #sizesOf(
-    fs: RootFs,
-    dir: DirHandle,
-    listing: Listing,
-    from: number,
-  ): (Deno.FileInfo | Error | undefined)[] {
-    const at: number[] = [];
-    const names: string[] = [];
-    for (let i = from; i < listing.names.length; i++) {
-      if (listing.kinds[i] !== FILE) continue;
-      at.push(i);
-      names.push(listing.names[i]);
-    }
-    const infos = fs.lstatAllAt(dir, names);
-    const byIndex: (Deno.FileInfo | Error | undefined)[] = [];
-    for (let k = 0; k < at.length; k++) byIndex[at[k]] = infos[k];
-    return byIndex;
   }
 
   #excludedEntry(
