@@ -450,16 +450,21 @@ export class RootFs {
   /** The entries of the open directory `dir`. */
   list(dir: DirHandle): Deno.DirEntry[] {
     if (this.descriptorPaths) return [...Deno.readDirSync(this.pathOf(dir))];
-    // Listed by path: read it twice between checks of the directories
-    // held open, and keep only entries both readings saw, so a directory
-    // swapped out and back would have to be swapped at each step (an
-    // entry created or deleted meanwhile is simply left for next time).
+    // Listed by path: read it three times between checks of the
+    // directories held open, and keep only entries every reading saw, so a
+    // directory swapped out and back would have to be swapped at each of
+    // seven steps (an entry created or deleted meanwhile is simply left
+    // for next time). Two readings were not enough: under a heavily loaded
+    // machine a loop of atomic exchanges got an outside name listed.
+    const path = this.pathOf(dir);
     this.#checkDir(dir);
-    const first = [...Deno.readDirSync(this.pathOf(dir))];
+    let seen = [...Deno.readDirSync(path)];
+    for (let reading = 2; reading <= 3; reading++) {
+      this.#checkDir(dir);
+      seen = bothSaw(seen, [...Deno.readDirSync(path)]);
+    }
     this.#checkDir(dir);
-    const second = [...Deno.readDirSync(this.pathOf(dir))];
-    this.#checkDir(dir);
-    return bothSaw(first, second);
+    return seen;
   }
 
   /**
