@@ -28,6 +28,8 @@
  * @module
  */
 
+import { isRacy } from "./racy.ts";
+
 type NodeFs = typeof import("node:fs");
 type Stats = import("node:fs").Stats;
 
@@ -120,12 +122,23 @@ export function fileInfoOf(stats: Stats): Deno.FileInfo {
  */
 export const CACHED_FILE_BYTES = 256 * 1024;
 
-/** Descriptors kept open that way, at most, in the whole process. */
+/**
+ * Descriptors kept open that way, at most, per thread (module instance):
+ * the main thread's and each scan worker's.
+ */
 export const CACHED_FILES = 32;
 
-// A file whose metadata changed this recently may change again within the
-// same timestamp tick: its descriptor is not kept (git's "racy" rule).
-const RACY_MS = 100;
+/**
+ * Whether `dev` (a file's device) is a block device on Linux: a local
+ * disk. Network file systems, FUSE, tmpfs and overlays get anonymous
+ * devices (major 0; btrfs too, which only loses the kept descriptors).
+ * Elsewhere device numbers mean other things, and none is trusted.
+ */
+export function onBlockDevice(dev: number | null | undefined): boolean {
+  if (Deno.build.os !== "linux" || !dev) return false;
+  const major = ((dev >>> 8) & 0xfff) | (Math.floor(dev / 2 ** 32) & ~0xfff);
+  return major !== 0;
+}
 
 /** A descriptor kept open for the next open of the same name. */
 interface CachedFile {
@@ -318,7 +331,14 @@ export class RootFs {
     const ctime = info.ctime?.getTime() ?? NaN;
     if (
       !info.isFile || info.size > CACHED_FILE_BYTES ||
-      !(Date.now() - ctime > RACY_MS)
+      // Changed within the clock's granularity of now: not kept. (Deno
+      // gives change times in whole seconds; modification times tell the
+      // clock's real granularity.)
+      isRacy(Date.now(), info.mtime?.getTime() ?? NaN, ctime) ||
+      // Only on a local disk: a network or FUSE mount answers lstat from an
+      // attribute cache, which would keep an old descriptor looking current
+      // while the file changed on the other side.
+      !onBlockDevice(info.dev)
     ) return;
     if (cachedFiles.size >= CACHED_FILES) {
       evict(cachedFiles.values().next().value as CachedFile);

@@ -1,4 +1,5 @@
 import { strict as assert } from "node:assert";
+import { RootFs } from "./secure_fs.ts";
 import { type WalkEntry, walkSkips, Workspace } from "./workspace.ts";
 
 async function names(walk: AsyncIterable<WalkEntry>): Promise<string[]> {
@@ -116,5 +117,35 @@ Deno.test("walk with sizes: a file removed, or replaced by a link out of the roo
   } finally {
     await Deno.remove(root, { recursive: true });
     await Deno.remove(outside, { recursive: true });
+  }
+});
+
+Deno.test("a walk releases each descriptor it opened once, its start directory included", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  const close = RootFs.prototype.close;
+  const released: number[] = [];
+  RootFs.prototype.close = function (fd: number) {
+    if (fd !== -1) released.push(fd);
+    return close.call(this, fd);
+  };
+  try {
+    await Deno.mkdir(`${root}/a/b`, { recursive: true });
+    await Deno.writeTextFile(`${root}/a/b/f`, "f");
+    for (const descriptorPaths of [false, true]) {
+      const ws = await Workspace.open(root, { descriptorPaths });
+      for (const path of ["a", "a/b"]) {
+        released.length = 0;
+        await names(ws.walk({ path, sizes: true }));
+        assert.ok(released.length > 0 || !descriptorPaths, path);
+        assert.deepEqual(
+          released.filter((fd, i) => released.indexOf(fd) !== i),
+          [],
+          `${path} (${descriptorPaths}): released ${released}`,
+        );
+      }
+    }
+  } finally {
+    RootFs.prototype.close = close;
+    await Deno.remove(root, { recursive: true });
   }
 });

@@ -35,6 +35,7 @@ import { WorkspaceHandle } from "./file.ts";
 import type { ReadOptions, ReadResult } from "./file.ts";
 import { IgnoreRules } from "./gitignore.ts";
 import { Lru } from "./lru.ts";
+import { isRacy } from "./racy.ts";
 import {
   type DirHandle,
   errnoOf,
@@ -163,10 +164,6 @@ const YIELD_EVERY_MS = 8;
 
 // Listings of at least this many entries are cached for paging.
 const CACHE_LISTING_ENTRIES = 256;
-
-// A directory changed this recently may change again within the same
-// timestamp tick: its listing is not cached (git's "racy" rule).
-const RACY_MS = 100;
 
 const encoder = new TextEncoder();
 
@@ -711,8 +708,9 @@ export class Workspace {
   #rulesOf(fs: RootFs, dir: DirHandle): IgnoreRules | null {
     if (this.includeIgnored) return null;
     let stamp = "-";
-    // When it last changed (ms), or NaN when the system does not say.
-    let changed = NaN;
+    // Its modification and change times (ms; NaN when the system does not
+    // say).
+    let changed: number[] = [];
     // Most directories have no .gitignore: say so without the lstat that
     // would throw (a thrown NotFound costs several times a lookup).
     if (fs.mayExistAt(dir, ".gitignore")) {
@@ -725,7 +723,7 @@ export class Workspace {
           const ctime = info.ctime?.getTime() ?? NaN;
           stamp =
             `${dir.dev}:${dir.ino}:${info.ino}:${info.size}:${mtime}:${ctime}`;
-          changed = Math.max(mtime, ctime);
+          changed = [mtime, ctime];
         }
       } catch {
         // None (or unreadable): no rules.
@@ -756,7 +754,7 @@ export class Workspace {
     // A file changed within the file system clock's granularity of now
     // may change again without its times moving: trust the stamp only
     // once the file is older than that (until then it is read each time).
-    const racy = stamp !== "-" && !(Date.now() - changed > RACY_MS);
+    const racy = stamp !== "-" && isRacy(Date.now(), ...changed);
     this.#rules.set(key, { stamp: racy ? "" : stamp, rules }, weight);
     return rules;
   }
@@ -819,7 +817,12 @@ export class Workspace {
       );
     }
     const listing = { names, kinds: Uint8Array.from(kinds), stamp, badNames };
-    if (names.length >= CACHE_LISTING_ENTRIES && Date.now() - mtime > RACY_MS) {
+    // A directory changed within the clock's granularity of now may change
+    // again without its times moving: its listing is not cached.
+    if (
+      names.length >= CACHE_LISTING_ENTRIES &&
+      !isRacy(Date.now(), mtime, info.ctime?.getTime() ?? NaN)
+    ) {
       this.#listings.set(key, listing, names.length);
     }
     return listing;
@@ -882,6 +885,8 @@ export class Workspace {
       realLevels: number;
     }
     const frames: Frame[] = [];
+    // Once the start directory is a frame, its frame releases it.
+    let startFramed = false;
     try {
       let rootListing: Listing;
       try {
@@ -917,6 +922,7 @@ export class Workspace {
       // Re-checked paths need no descriptor of the parent: a later walk
       // can start at a directory this one met (WalkOptions.from).
       const keep = check && !viaLink && !fs.descriptorPaths;
+      startFramed = true;
       frames.push({
         ref: {
           dir: startDir,
@@ -1118,7 +1124,7 @@ export class Workspace {
         frame.ref.open = false;
         fs.close(frame.ref.dir.fd);
       }
-      if (frames.length === 0) fs.close(startDir.fd);
+      if (!startFramed) fs.close(startDir.fd);
     }
   }
 
