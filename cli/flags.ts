@@ -92,7 +92,12 @@ export type Flag =
     readonly kind: "features";
     readonly default: readonly Feature[];
   }
-  | ValueRow & { readonly kind: "count" | "bytes"; readonly default: number }
+  | ValueRow & {
+    readonly kind: "count" | "bytes";
+    readonly default: number;
+    /** The largest value taken, when there is one. */
+    readonly max?: number;
+  }
   | ValueRow & { readonly kind: "address" | "env"; readonly default: string }
   | ValueRow & { readonly kind: "list"; readonly default: readonly string[] }
   | Row & { readonly kind: "switch" }
@@ -278,6 +283,8 @@ export const FLAGS = {
     kind: "count",
     arg: "SECONDS",
     default: 1800,
+    // The longest delay a timer takes, 2^31 - 1 ms, in whole seconds.
+    max: 2_147_483,
     help: "with `--http`: a session unused this long ends",
   },
   maxSessions: {
@@ -572,6 +579,13 @@ function readValue(flag: Flag, text: string, cwd: string): Value {
       ) {
         throw new UsageError(
           `${name} must be a whole number of at least 1, got "${text}"; for example ${name} ${
+            exampleOf(flag)
+          }.`,
+        );
+      }
+      if (flag.max !== undefined && Number(text) > flag.max) {
+        throw new UsageError(
+          `${name} must be a whole number from 1 to ${flag.max}, got "${text}"; for example ${name} ${
             exampleOf(flag)
           }.`,
         );

@@ -199,3 +199,15 @@ Deno.test("flags: the HTTP flags' lists and environment variable name", () => {
     /environment variable/,
   );
 });
+
+Deno.test("flags: --idle-timeout takes at most what a timer can wait, in seconds", () => {
+  assert.equal(
+    config(parseFlags(["--idle-timeout", "2147483"], "/w")).idleTimeout,
+    2_147_483,
+  );
+  assert.throws(
+    () => parseFlags(["--idle-timeout", "2147484"], "/w"),
+    (error: Error) =>
+      error instanceof UsageError && /from 1 to 2147483/.test(error.message),
+  );
+});

@@ -1017,3 +1017,25 @@ Deno.test("http: a request the client cancels ends its stream without an answer"
     await assertHealthy(url);
   });
 });
+
+Deno.test("http: a timeout option a timer cannot take is refused up front", () => {
+  const server = new McpServer({
+    handlers: {},
+    info: { name: "t", version: "1" },
+  });
+  for (const bad of [Infinity, NaN, 0, -5, 2 ** 31]) {
+    assert.throws(
+      () => serveHttp(server, { port: 0, bodyTimeoutMs: bad }),
+      (error: Error) =>
+        error instanceof RangeError && /bodyTimeoutMs/.test(error.message),
+      String(bad),
+    );
+    assert.throws(
+      () => serveHttp(server, { port: 0, sessionIdleTimeoutMs: bad }),
+      (error: Error) =>
+        error instanceof RangeError &&
+        /sessionIdleTimeoutMs/.test(error.message),
+      String(bad),
+    );
+  }
+});
