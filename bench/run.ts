@@ -178,7 +178,32 @@ function only<T extends { key: string }>(
   return items.filter((item) => !keys || keys.includes(item.key));
 }
 
+/** What `--help` prints. */
+const USAGE = `deno task bench [--sections ${
+  SECTIONS.join(",")
+}] [--runs N] [--servers A,B] [--add "NAME=PROGRAM ARGS"] …
+
+Runs the servers interleaved and prints medians, ratios and PASS or FAIL per
+target; exits 1 when a target fails. bench/README.md ("Flags") lists every
+flag with its default.`;
+
 async function main(args: string[]): Promise<number> {
+  if (args.includes("--help") || args.includes("-h")) {
+    console.log(USAGE);
+    return 0;
+  }
+  try {
+    return await benchmark(args);
+  } catch (error) {
+    if (!(error instanceof TypeError && /option/i.test(error.message))) {
+      throw error;
+    }
+    console.error(`bench: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+}
+
+async function benchmark(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
