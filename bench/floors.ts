@@ -15,6 +15,7 @@
  */
 
 import { parseArgs } from "node:util";
+import { withUsage } from "./usage.ts";
 import { IgnoreRules } from "../workspace/gitignore.ts";
 
 const SELF = new URL(import.meta.url).pathname;
@@ -154,7 +155,13 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)];
 }
 
-async function main() {
+/** What `--help` prints. */
+const USAGE = `deno task bench:floors [--tree DIR] [--runs N]
+
+What Deno itself costs on a tree (bare walks, reads under each permission
+mode) beside find, rg --files and Node; bench/README.md ("Floors") says more.`;
+
+async function floors(): Promise<number> {
   const { values } = parseArgs({
     args: Deno.args,
     options: {
@@ -168,7 +175,7 @@ async function main() {
   if (values.child !== undefined) {
     const root = Deno.args[Deno.args.length - 1];
     await child(values.child, root);
-    return;
+    return 0;
   }
   const list = contenders(values.tree);
   const samples = new Map<string, number[]>(list.map((c) => [c.name, []]));
@@ -183,6 +190,9 @@ async function main() {
     const m = median(samples.get(c.name)!);
     console.log(`| ${c.name} | ${m.toFixed(0)} ms | ${(m / rg).toFixed(2)}× |`);
   }
+  return 0;
 }
 
-if (import.meta.main) await main();
+if (import.meta.main) {
+  Deno.exit(await withUsage("bench:floors", Deno.args, USAGE, floors));
+}

@@ -36,6 +36,7 @@ import { runFlood } from "./flood.ts";
 import { defaultFloods, type Flood } from "./floods.ts";
 import { runHttpSection } from "./http.ts";
 import { formatBytes, shuffled } from "./measure.ts";
+import { withUsage } from "./usage.ts";
 import type { CommandSpec } from "./process.ts";
 import {
   exitCode,
@@ -187,20 +188,8 @@ Runs the servers interleaved and prints medians, ratios and PASS or FAIL per
 target; exits 1 when a target fails. bench/README.md ("Flags") lists every
 flag with its default.`;
 
-async function main(args: string[]): Promise<number> {
-  if (args.includes("--help") || args.includes("-h")) {
-    console.log(USAGE);
-    return 0;
-  }
-  try {
-    return await benchmark(args);
-  } catch (error) {
-    if (!(error instanceof TypeError && /option/i.test(error.message))) {
-      throw error;
-    }
-    console.error(`bench: ${error.message}\n\n${USAGE}`);
-    return 2;
-  }
+function main(args: string[]): Promise<number> {
+  return withUsage("bench", args, USAGE, () => benchmark(args));
 }
 
 async function benchmark(args: string[]): Promise<number> {

@@ -29,6 +29,7 @@
  */
 
 import { parseArgs } from "node:util";
+import { withUsage } from "./usage.ts";
 import { DENO_RUN_FLAGS } from "../cli/run_command.ts";
 import { PROJECT_ROOT } from "../tests/server_command.ts";
 import {
@@ -619,7 +620,20 @@ async function loadAverage(): Promise<string> {
   }
 }
 
-async function main(): Promise<number> {
+/** What `--help` prints. */
+const USAGE =
+  `deno task bench:search [--trees linux,npm] [--workloads A,B] [--runs N]
+    [--repeats N] [--add NAME=path/to/main.ts] [--no-targets] [--no-index]
+
+Runs ours against rg and find on the trees \`deno task bench:trees\` prepares,
+interleaved; prints min, median, ratios and peak RSS, and exits 1 when a
+target fails. bench/README.md ("Search on large trees") says more.`;
+
+function main(): Promise<number> {
+  return withUsage("bench:search", Deno.args, USAGE, search);
+}
+
+async function search(): Promise<number> {
   const { values } = parseArgs({
     args: Deno.args,
     options: {
