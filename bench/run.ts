@@ -287,7 +287,11 @@ async function benchmark(args: string[]): Promise<number> {
     ready.push({ name: server.name, spec });
   }
   for (const extra of values.add ?? []) {
-    const [name, ...command] = extra.split(/[= ]+/);
+    // The name ends at the first "=": the command's own arguments may hold
+    // more (--v8-flags=…).
+    const eq = extra.indexOf("=");
+    const name = eq < 0 ? "" : extra.slice(0, eq).trim();
+    const command = extra.slice(eq + 1).split(/ +/).filter((part) => part);
     if (!name || command.length === 0) {
       throw new Error(`--add takes "name=program arg ...", not "${extra}"`);
     }

@@ -117,41 +117,41 @@ export interface Balancer {
  * instance that answered in an `X-Upstream` header. Retries on another
  * port when the one chosen was taken meanwhile.
  */
-export async function startNginx(
+export function startNginx(
   program: string,
   site: (listen: string) => string,
 ): Promise<Balancer> {
-  for (let attempt = 1;; attempt++) {
-    const dir = await Deno.makeTempDir({ prefix: "shipcode-nginx-" });
-    const port = freePort();
-    const listen = `127.0.0.1:${port}`;
-    await Deno.writeTextFile(`${dir}/site.conf`, site(listen));
-    await Deno.writeTextFile(
-      `${dir}/nginx.conf`,
-      [
-        // As root, nginx would run its workers as nobody, who cannot
-        // write the temporary directory.
-        Deno.uid() === 0 ? "user root;" : "",
-        "master_process off;",
-        `pid ${dir}/nginx.pid;`,
-        `error_log ${dir}/error.log info;`,
-        "events { worker_connections 256; }",
-        "http {",
-        `  client_body_temp_path ${dir}/body;`,
-        `  proxy_temp_path ${dir}/proxy;`,
-        `  fastcgi_temp_path ${dir}/fastcgi;`,
-        `  uwsgi_temp_path ${dir}/uwsgi;`,
-        `  scgi_temp_path ${dir}/scgi;`,
-        "  log_format upstreams '$request_method $uri $status $upstream_addr';",
-        `  access_log ${dir}/access.log upstreams;`,
-        "  add_header X-Upstream $upstream_addr always;",
-        `  include ${dir}/site.conf;`,
-        "}",
-        "",
-      ].join("\n"),
-    );
-    const child = new Deno.Command(program, {
-      args: [
+  return startBalancer(program, {
+    name: "nginx",
+    errorLog: "error.log",
+    accessLog: "access.log",
+    async prepare(dir, listen) {
+      await Deno.writeTextFile(`${dir}/site.conf`, site(listen));
+      await Deno.writeTextFile(
+        `${dir}/nginx.conf`,
+        [
+          // As root, nginx would run its workers as nobody, who cannot
+          // write the temporary directory.
+          Deno.uid() === 0 ? "user root;" : "",
+          "master_process off;",
+          `pid ${dir}/nginx.pid;`,
+          `error_log ${dir}/error.log info;`,
+          "events { worker_connections 256; }",
+          "http {",
+          `  client_body_temp_path ${dir}/body;`,
+          `  proxy_temp_path ${dir}/proxy;`,
+          `  fastcgi_temp_path ${dir}/fastcgi;`,
+          `  uwsgi_temp_path ${dir}/uwsgi;`,
+          `  scgi_temp_path ${dir}/scgi;`,
+          "  log_format upstreams '$request_method $uri $status $upstream_addr';",
+          `  access_log ${dir}/access.log upstreams;`,
+          "  add_header X-Upstream $upstream_addr always;",
+          `  include ${dir}/site.conf;`,
+          "}",
+          "",
+        ].join("\n"),
+      );
+      return [
         "-p",
         dir,
         "-c",
@@ -160,31 +160,9 @@ export async function startNginx(
         `${dir}/error.log`,
         "-g",
         "daemon off;",
-      ],
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    const started = await waitForListener(child, port, dir);
-    if (started.ready) {
-      return {
-        url: `http://${listen}/mcp`,
-        accessLog: () => {
-          try {
-            return Deno.readTextFileSync(`${dir}/access.log`);
-          } catch {
-            return "";
-          }
-        },
-        stop: started.stop,
-      };
-    }
-    const log = await Deno.readTextFile(`${dir}/error.log`).catch(() => "");
-    await started.stop();
-    const why = `${started.output}${log}`;
-    if (attempt < 3 && /Address already in use/.test(why)) continue;
-    throw new Error(`nginx did not start on ${listen}:\n${why}`);
-  }
+      ];
+    },
+  });
 }
 
 /** The HAProxy configuration the README shows. */
@@ -238,34 +216,70 @@ export function haproxyConfig(
  * Start HAProxy (`program`) in the foreground with `config(listen)` on a
  * free port; retries on another port when the one chosen was taken.
  */
-export async function startHaproxy(
+export function startHaproxy(
   program: string,
   config: (listen: string) => string,
 ): Promise<Balancer> {
+  return startBalancer(program, {
+    name: "haproxy",
+    async prepare(dir, listen) {
+      await Deno.writeTextFile(`${dir}/haproxy.cfg`, config(listen));
+      return ["-f", `${dir}/haproxy.cfg`, "-db"];
+    },
+  });
+}
+
+/** How a balancer is run. */
+interface Launch {
+  /** Its name, in its temporary directory's and in messages. */
+  name: string;
+  /** Write what it needs into `dir` to listen on `listen`; its arguments. */
+  prepare(dir: string, listen: string): Promise<string[]>;
+  /** A log it writes in `dir`, read when it fails to start. */
+  errorLog?: string;
+  /** Its access log in `dir`, if it writes one. */
+  accessLog?: string;
+}
+
+/**
+ * Start a balancer (`program`, as `launch` says) in the foreground on a
+ * free port, its files in a new temporary directory; retries on another
+ * port when the one chosen was taken meanwhile.
+ */
+async function startBalancer(
+  program: string,
+  launch: Launch,
+): Promise<Balancer> {
   for (let attempt = 1;; attempt++) {
-    const dir = await Deno.makeTempDir({ prefix: "shipcode-haproxy-" });
+    const dir = await Deno.makeTempDir({ prefix: `shipcode-${launch.name}-` });
     const port = freePort();
     const listen = `127.0.0.1:${port}`;
-    await Deno.writeTextFile(`${dir}/haproxy.cfg`, config(listen));
     const child = new Deno.Command(program, {
-      args: ["-f", `${dir}/haproxy.cfg`, "-db"],
+      args: await launch.prepare(dir, listen),
       stdin: "null",
       stdout: "piped",
       stderr: "piped",
     }).spawn();
     const started = await waitForListener(child, port, dir);
+    const read = (name: string | undefined) => {
+      if (name === undefined) return "";
+      try {
+        return Deno.readTextFileSync(`${dir}/${name}`);
+      } catch {
+        return "";
+      }
+    };
     if (started.ready) {
       return {
         url: `http://${listen}/mcp`,
-        accessLog: () => "",
+        accessLog: () => read(launch.accessLog),
         stop: started.stop,
       };
     }
+    const why = `${started.output}${read(launch.errorLog)}`;
     await started.stop();
-    if (attempt < 3 && /Address already in use/i.test(started.output)) {
-      continue;
-    }
-    throw new Error(`haproxy did not start on ${listen}:\n${started.output}`);
+    if (attempt < 3 && /Address already in use/i.test(why)) continue;
+    throw new Error(`${launch.name} did not start on ${listen}:\n${why}`);
   }
 }
 
