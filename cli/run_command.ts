@@ -58,13 +58,9 @@ export const V8_REGEX_FLAGS =
  * V8's young generation capped at 4 MiB a half: under a flood of large
  * answers (2,000 reads of 1 MB files) the default let the young generation
  * alone take a few hundred MB of RSS; at 4 MiB peak memory stays under
- * 300 MB, and `deno task bench` shows no cost in speed. `--optimize-for-size`
- * makes each heap (the main thread's and every scan worker's) grow less
- * before it collects: over repeated searches of an 80,000-file tree the
- * peak RSS falls from ~210 to ~155 MB and stops growing after the second
- * call, for ~5% of a scan's time and no change in start-up or pings.
+ * 300 MB, and `deno task bench` shows no cost in speed.
  */
-export const V8_MEMORY_FLAGS = "--max-semi-space-size=4,--optimize-for-size";
+export const V8_MEMORY_FLAGS = "--max-semi-space-size=4";
 
 /** Every V8 flag the server runs with, as one `--v8-flags=…` argument. */
 export const V8_FLAGS_ARG = `--v8-flags=${V8_REGEX_FLAGS},${V8_MEMORY_FLAGS}`;
