@@ -21,28 +21,27 @@ function skillsFor(ctx: HandlerContext): SkillSet | undefined {
   return skillsOf(ctx.server);
 }
 
-// Keys that sort as the items do: their index, zero-padded.
-function indexKeys<T>(items: readonly T[]): { item: T; key: string }[] {
-  return items.map((item, index) => ({
+// The page of `items` (in their order) that `cursor` asks for, as the
+// result field `field` with `nextCursor` while more remain.
+function pageOf<T>(
+  field: string,
+  items: readonly T[],
+  cursor: unknown,
+  ctx: HandlerContext,
+): JsonObject {
+  // Keys that sort as the items do: their index, zero-padded.
+  const keyed = items.map((item, index) => ({
     item,
     key: String(index).padStart(8, "0"),
   }));
+  const page = paginate(keyed, cursor, ctx.server.pageSize, (k) => k.key);
+  return pageResult(field, page.items.map((k) => k.item), page.nextKey);
 }
 
 /** Handle `skills/list`: a page of skill entries, with `nextCursor` while more remain. */
 export const skillsList: Handler = async (params: JsonObject, ctx) => {
   const entries = await skillsFor(ctx)?.entries() ?? [];
-  const page = paginate(
-    indexKeys(entries),
-    params.cursor,
-    ctx.server.pageSize,
-    (keyed) => keyed.key,
-  );
-  return pageResult(
-    "skills",
-    page.items.map((keyed) => keyed.item),
-    page.nextKey,
-  );
+  return pageOf("skills", entries, params.cursor, ctx);
 };
 
 /** Handle `skills/get`: the entry of the skill whose `SKILL.md` is `uri`. */
@@ -65,15 +64,5 @@ export const resourcesDirectoryRead: Handler = (params: JsonObject, ctx) => {
     ? skillsFor(ctx)?.directory(uri)
     : undefined;
   if (children === undefined) throw notADirectory(uri);
-  const page = paginate(
-    indexKeys(children),
-    params.cursor,
-    ctx.server.pageSize,
-    (keyed) => keyed.key,
-  );
-  return pageResult(
-    "resources",
-    page.items.map((keyed) => keyed.item),
-    page.nextKey,
-  );
+  return pageOf("resources", children, params.cursor, ctx);
 };
