@@ -329,3 +329,46 @@ for (const kind of KINDS) {
     },
   });
 }
+
+/** The HAProxy balancer: the one whose configuration pins 2025-x sessions. */
+const HAPROXY = KINDS.find((kind) => kind.name === "HAProxy") as Kind;
+
+Deno.test({
+  name:
+    "scale-out behind HAProxy: 2025-x sessions stay on the instance that created them, and different sessions spread",
+  ignore: skipWithout(HAPROXY.program),
+  async fn() {
+    await withCluster(HAPROXY, 3, randomStateKey(), async (cluster) => {
+      const addresses = cluster.instances.map(addressOf);
+      const byClient: string[][] = [];
+      for (let i = 0; i < 3; i++) {
+        const { client, recorder } = await cluster.connect({
+          versionNegotiation: { mode: "legacy" },
+        });
+        assert.equal(client.getProtocolEra(), "legacy");
+        assert.equal(client.getNegotiatedProtocolVersion(), "2025-06-18");
+        // Several requests of the one session: under round robin alone,
+        // most would reach an instance that does not know the session
+        // (404) and the calls would fail.
+        for (const call of CALLS) {
+          const result = await client.callTool(call);
+          assert.notEqual(result.isError, true, JSON.stringify(result));
+        }
+        await client.listTools();
+        const served = recorder.exchanges.map(answeredBy);
+        assert.ok(served.length >= CALLS.length + 2, `${served.length}`);
+        for (const address of served) assert.ok(addresses.includes(address));
+        assert.equal(
+          new Set(served).size,
+          1,
+          `session ${i} was served by ${[...new Set(served)]}`,
+        );
+        byClient.push(served);
+      }
+      assert.ok(
+        new Set(byClient.map((served) => served[0])).size >= 2,
+        "every session went to the same instance",
+      );
+    });
+  },
+});
