@@ -7,13 +7,7 @@
  * @module
  */
 
-import {
-  describeError,
-  ErrorCode,
-  isObject,
-  type JsonObject,
-  RpcError,
-} from "../mcp/jsonrpc.ts";
+import { invalidParams, isObject, type JsonObject } from "../mcp/jsonrpc.ts";
 import type { Handler, HandlerContext } from "../mcp/server.ts";
 import {
   type Completion,
@@ -21,13 +15,6 @@ import {
   completionResult,
 } from "../mcp/completion.ts";
 import { promptParam, quoted } from "./prompts_get.ts";
-
-function invalidParams(detail: string): RpcError {
-  return new RpcError(
-    ErrorCode.InvalidParams,
-    describeError(ErrorCode.InvalidParams, detail),
-  );
-}
 
 const NONE: Completion = { values: [] };
 

@@ -8,6 +8,7 @@
 import {
   describeError,
   ErrorCode,
+  invalidParams,
   isObject,
   type JsonObject,
   RpcError,
@@ -18,13 +19,6 @@ import {
   capabilitiesForVersion,
   serverInfoForVersion,
 } from "../mcp/protocol_versions.ts";
-
-function invalid(detail: string): RpcError {
-  return new RpcError(
-    ErrorCode.InvalidParams,
-    describeError(ErrorCode.InvalidParams, detail),
-  );
-}
 
 /**
  * Handle `initialize`. The requested version is echoed when supported;
@@ -60,20 +54,22 @@ export const initialize: Handler = (params, { server, session }) => {
   const { capabilities, clientInfo } = params;
   if (server.strictInitialize) {
     if (requested === undefined) {
-      throw invalid(
+      throw invalidParams(
         'initialize needs "protocolVersion" (a string such as "2025-06-18").',
       );
     }
     if (typeof requested !== "string") {
-      throw invalid('"protocolVersion" must be a string such as "2025-06-18".');
+      throw invalidParams(
+        '"protocolVersion" must be a string such as "2025-06-18".',
+      );
     }
     if (!isObject(capabilities)) {
-      throw invalid(
+      throw invalidParams(
         'initialize needs "capabilities" (an object; {} when the client has none).',
       );
     }
     if (!isObject(clientInfo)) {
-      throw invalid(
+      throw invalidParams(
         'initialize needs "clientInfo" (an object with "name" and "version").',
       );
     }

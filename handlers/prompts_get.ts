@@ -10,8 +10,8 @@
  */
 
 import {
-  describeError,
   ErrorCode,
+  invalidParams,
   isObject,
   type JsonObject,
   RpcError,
@@ -19,14 +19,6 @@ import {
 import type { Handler } from "../mcp/server.ts";
 import type { Prompt } from "../mcp/prompt.ts";
 import { promptResultForVersion } from "../mcp/protocol_versions.ts";
-
-function invalidParams(detail: string, data?: unknown): RpcError {
-  return new RpcError(
-    ErrorCode.InvalidParams,
-    describeError(ErrorCode.InvalidParams, detail),
-    data,
-  );
-}
 
 /** A name as error messages show it: quoted, escaped, cut at 200 characters. */
 export function quoted(name: string): string {

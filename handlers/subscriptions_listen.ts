@@ -14,6 +14,7 @@ import { RequestSession } from "../mcp/era_2026.ts";
 import {
   describeError,
   ErrorCode,
+  invalidParams,
   isObject,
   type JsonObject,
   type RequestId,
@@ -36,13 +37,6 @@ const LIST_FLAGS = [
   ["resourcesListChanged", "notifications/resources/list_changed", "resources"],
 ] as const;
 
-function invalid(detail: string): RpcError {
-  return new RpcError(
-    ErrorCode.InvalidParams,
-    describeError(ErrorCode.InvalidParams, detail),
-  );
-}
-
 /**
  * What the server agrees to send of what `requested` asks: the flags of
  * lists whose changes it announces, and the resource URIs when it can
@@ -62,7 +56,7 @@ export function agreedFilter(
   const uris = requested.resourceSubscriptions;
   if (uris !== undefined) {
     if (!Array.isArray(uris) || uris.some((uri) => typeof uri !== "string")) {
-      throw invalid(
+      throw invalidParams(
         '"notifications.resourceSubscriptions" must be an array of URIs.',
       );
     }
@@ -120,7 +114,7 @@ export const subscriptionsListen: Handler = (params, ctx) => {
   }
   const requested = params.notifications;
   if (!isObject(requested)) {
-    throw invalid(
+    throw invalidParams(
       '"notifications" must be an object naming what to listen to, such as {"toolsListChanged": true}.',
     );
   }

@@ -11,8 +11,8 @@
  */
 
 import {
-  describeError,
   ErrorCode,
+  invalidParams,
   isObject,
   type JsonObject,
   RpcError,
@@ -28,14 +28,6 @@ import { type Tool, ToolFailure, type ToolResult } from "../mcp/tool.ts";
  * execution error rather than a protocol error.
  */
 export const ARGUMENT_ERRORS_AS_RESULTS_SINCE = "2025-11-25";
-
-function invalidParams(detail: string, data?: unknown): RpcError {
-  return new RpcError(
-    ErrorCode.InvalidParams,
-    describeError(ErrorCode.InvalidParams, detail),
-    data,
-  );
-}
 
 /** Handle `tools/call`. */
 export const toolsCall: Handler = async (params, ctx) => {

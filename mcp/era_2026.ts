@@ -22,6 +22,7 @@ import {
   encodeResult,
   ErrorCode,
   idKey,
+  invalidParams,
   isObject,
   type JsonObject,
   type RequestId,
@@ -220,13 +221,6 @@ export class RequestSession extends Session {
   }
 }
 
-function invalidMeta(detail: string): RpcError {
-  return new RpcError(
-    ErrorCode.InvalidParams,
-    describeError(ErrorCode.InvalidParams, detail),
-  );
-}
-
 /**
  * The session `meta` describes for request `key` on `base`; throws the
  * error the request is answered with when `meta` is not a valid
@@ -243,16 +237,16 @@ export function sessionOf(
     server.modernVersions[0]
   }") and "${META.clientCapabilities}" (an object)`;
   if (!isObject(meta)) {
-    throw invalidMeta(
+    throw invalidParams(
       `a stateless request needs "_meta" in its params, with ${needs}.`,
     );
   }
   const version = meta[META.protocolVersion];
   if (typeof version !== "string") {
-    throw invalidMeta(`"_meta" needs ${needs}.`);
+    throw invalidParams(`"_meta" needs ${needs}.`);
   }
   const capabilities = meta[META.clientCapabilities];
-  if (!isObject(capabilities)) throw invalidMeta(`"_meta" needs ${needs}.`);
+  if (!isObject(capabilities)) throw invalidParams(`"_meta" needs ${needs}.`);
   if (!server.modernVersions.includes(version)) {
     const supported = [...server.modernVersions, ...server.protocolVersions];
     throw new RpcError(
@@ -265,7 +259,7 @@ export function sessionOf(
   }
   const level = meta[META.logLevel];
   if (level !== undefined && !isLoggingLevel(level)) {
-    throw invalidMeta(
+    throw invalidParams(
       `"${META.logLevel}" must be a log level such as "info" or "debug", not ${
         JSON.stringify(level)
       }.`,

@@ -90,6 +90,18 @@ export class RpcError extends Error {
   }
 }
 
+/**
+ * The -32602 Invalid params error whose message is the standard text
+ * followed by `detail` (what was wrong and what to send instead).
+ */
+export function invalidParams(detail: string, data?: unknown): RpcError {
+  return new RpcError(
+    ErrorCode.InvalidParams,
+    describeError(ErrorCode.InvalidParams, detail),
+    data,
+  );
+}
+
 /** An incoming request: it must get exactly one response. */
 export interface RequestMessage {
   /** Discriminant. */
