@@ -281,6 +281,19 @@ export class TextIndex {
     const dirs: string[] = [this.#ws.root];
     const skips = walkSkips();
     const seen = walkSkips();
+    // Record the skips the walk counted since last time, at the place in
+    // the file order where they happened.
+    const noteSkips = () => {
+      for (const kind of SKIP_KINDS) {
+        if (skips[kind] === seen[kind]) continue;
+        skipEvents.push({
+          file: order.length,
+          kind,
+          count: skips[kind] - seen[kind],
+        });
+        seen[kind] = skips[kind];
+      }
+    };
     const scratch = new Uint8Array(
       Math.min(this.#options.maxReadBytes, SCRATCH_BYTES) + 1,
     );
@@ -291,16 +304,7 @@ export class TextIndex {
         await turn();
         sliceEnd = performance.now() + SLICE_MS;
       }
-      for (const kind of SKIP_KINDS) {
-        if (skips[kind] !== seen[kind]) {
-          skipEvents.push({
-            file: order.length,
-            kind,
-            count: skips[kind] - seen[kind],
-          });
-          seen[kind] = skips[kind];
-        }
-      }
+      noteSkips();
       if (this.#isRealDirectory(entry)) dirs.push(entry.absolute);
       if (!entry.isFile) continue;
       const old = previous.get(entry.relative);
@@ -316,15 +320,7 @@ export class TextIndex {
       }
       order.push(await this.#add(entry, entry.relative, scratch));
     }
-    for (const kind of SKIP_KINDS) {
-      if (skips[kind] !== seen[kind]) {
-        skipEvents.push({
-          file: order.length,
-          kind,
-          count: skips[kind] - seen[kind],
-        });
-      }
-    }
+    noteSkips();
     if (this.#dirs.join("\0") !== dirs.join("\0")) {
       // Directories not watched while they were read: watch them, and read
       // them again (what changed in them before the watch began was not
