@@ -14,7 +14,12 @@ import { strict as assert } from "node:assert";
 import { DENO_RUN_FLAGS } from "../cli/run_command.ts";
 import type { ListeningProcess } from "./process.ts";
 import { Client, StreamableHTTPClientTransport } from "./sdk2.ts";
-import { checkWorkspace, texts } from "./sdk2_workspace.ts";
+import {
+  checkClientRequests,
+  checkWorkspace,
+  CLIENT_REQUEST_CAPABILITIES,
+  texts,
+} from "./sdk2_workspace.ts";
 import { httpCommand, startHttpServer } from "./sdk_connect.ts";
 import { PROJECT_ROOT, serverCommand } from "./server_command.ts";
 import { workspaceToolNames } from "./tool_names.ts";
@@ -168,50 +173,10 @@ const CLIENT_REQUESTS = {
 Deno.test("SDK 2.x over HTTP pinned: sampling, elicitation and roots are input_required rounds", async () => {
   const c = await connect(CLIENT_REQUESTS, {
     ...PIN,
-    capabilities: { sampling: {}, elicitation: { form: {} }, roots: {} },
-  });
-  const asked: string[] = [];
-  c.client.setRequestHandler("sampling/createMessage", (request) => {
-    asked.push(request.method);
-    return {
-      model: "test-model",
-      role: "assistant",
-      content: { type: "text", text: "Paris" },
-    };
-  });
-  c.client.setRequestHandler("elicitation/create", (request) => {
-    asked.push(request.method);
-    return { action: "accept", content: { name: "Grace", size: "l" } };
-  });
-  c.client.setRequestHandler("roots/list", (request) => {
-    asked.push(request.method);
-    return { roots: [{ uri: "file:///work/a" }, { uri: "file:///work/b" }] };
+    capabilities: CLIENT_REQUEST_CAPABILITIES,
   });
   try {
-    assert.equal(c.client.getProtocolEra(), "modern");
-    const sampled = await c.client.callTool({
-      name: "ask_model",
-      arguments: { question: "Capital of France?" },
-    });
-    assert.equal(texts(sampled), "test-model: Paris");
-    const elicited = await c.client.callTool({
-      name: "ask_user",
-      arguments: {},
-    });
-    assert.deepEqual(JSON.parse(texts(elicited)), {
-      action: "accept",
-      content: { name: "Grace", size: "l" },
-    });
-    const roots = await c.client.callTool({
-      name: "list_roots",
-      arguments: {},
-    });
-    assert.equal(texts(roots), "file:///work/a\nfile:///work/b");
-    assert.deepEqual(asked, [
-      "sampling/createMessage",
-      "elicitation/create",
-      "roots/list",
-    ]);
+    await checkClientRequests(c.client);
   } finally {
     await c.close();
   }

@@ -107,3 +107,58 @@ export async function checkWorkspace(client: Client): Promise<void> {
     JSON.stringify(completed),
   );
 }
+
+/**
+ * The client capabilities that let `tests/client_requests_server.ts`'s
+ * tools ask the client for sampling, a form and its roots.
+ */
+export const CLIENT_REQUEST_CAPABILITIES = {
+  sampling: {},
+  elicitation: { form: {} },
+  roots: {},
+};
+
+/**
+ * Check, on `client` (connected in 2026-07-28 mode to
+ * `tests/client_requests_server.ts` with
+ * {@linkcode CLIENT_REQUEST_CAPABILITIES}), that the server's sampling,
+ * elicitation and roots requests reach the client as input_required
+ * rounds, one each, in order, and their answers come back in the results.
+ */
+export async function checkClientRequests(client: Client): Promise<void> {
+  const asked: string[] = [];
+  client.setRequestHandler("sampling/createMessage", (request) => {
+    asked.push(request.method);
+    return {
+      model: "test-model",
+      role: "assistant",
+      content: { type: "text", text: "Paris" },
+    };
+  });
+  client.setRequestHandler("elicitation/create", (request) => {
+    asked.push(request.method);
+    return { action: "accept", content: { name: "Grace", size: "l" } };
+  });
+  client.setRequestHandler("roots/list", (request) => {
+    asked.push(request.method);
+    return { roots: [{ uri: "file:///work/a" }, { uri: "file:///work/b" }] };
+  });
+  assert.equal(client.getProtocolEra(), "modern");
+  const sampled = await client.callTool({
+    name: "ask_model",
+    arguments: { question: "Capital of France?" },
+  });
+  assert.equal(texts(sampled), "test-model: Paris");
+  const elicited = await client.callTool({ name: "ask_user", arguments: {} });
+  assert.deepEqual(JSON.parse(texts(elicited)), {
+    action: "accept",
+    content: { name: "Grace", size: "l" },
+  });
+  const roots = await client.callTool({ name: "list_roots", arguments: {} });
+  assert.equal(texts(roots), "file:///work/a\nfile:///work/b");
+  assert.deepEqual(asked, [
+    "sampling/createMessage",
+    "elicitation/create",
+    "roots/list",
+  ]);
+}
