@@ -163,6 +163,18 @@ async function post(
   });
 }
 
+/** A handshake-era `initialize` (2025-06-18), sent without 2026 headers. */
+const INITIALIZE: JsonObject = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "t", version: "1" },
+  },
+};
+
 /** Read SSE events' data until the stream ends. */
 async function readAll(body: ReadableStream<Uint8Array>): Promise<string[]> {
   const text = await new Response(body).text();
@@ -434,20 +446,7 @@ Deno.test("http 2026: shutdown ends a held-open request with its answer", async 
 
 Deno.test("http 2026: the handshake era is served beside it as before; GET and DELETE without a session are 405", async () => {
   await withServer(async ({ url, sessions }) => {
-    const init = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: BOTH },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 0,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "t", version: "1" },
-        },
-      }),
-    });
+    const init = await post(url, INITIALIZE, {});
     assert.equal(init.status, 200);
     assert.ok(init.headers.get("mcp-session-id"));
     await init.body?.cancel();
@@ -523,20 +522,7 @@ Deno.test("http 2026: a held-open stream carries keep-alive comments while quiet
 
 Deno.test("http 2026: in a session of the handshake era too, a stateless request's notifications ride its own POST's stream", async () => {
   await withServer(async ({ url }) => {
-    const init = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: BOTH },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 0,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "t", version: "1" },
-        },
-      }),
-    });
+    const init = await post(url, INITIALIZE, {});
     const session = init.headers.get("mcp-session-id")!;
     await init.body?.cancel();
     const response = await post(
