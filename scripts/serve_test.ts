@@ -2,6 +2,7 @@ import { strict as assert } from "node:assert";
 import { fileURLToPath } from "node:url";
 import { serveDenoArgs } from "./serve.ts";
 import { permissionFlags, V8_FLAGS_ARG } from "../cli/run_command.ts";
+import { startListening } from "../tests/process.ts";
 
 const MAIN = "/src/shipcode/main.ts";
 
@@ -42,7 +43,8 @@ Deno.test("serveDenoArgs: stdio, config, and flags that do not parse read files 
 });
 
 Deno.test("serve.ts: starts the server with its flags' permissions, passes SIGTERM on and exits with its status", async () => {
-  const child = new Deno.Command(Deno.execPath(), {
+  const server = await startListening({
+    command: Deno.execPath(),
     args: [
       "run",
       "--allow-read",
@@ -54,23 +56,9 @@ Deno.test("serve.ts: starts the server with its flags' permissions, passes SIGTE
       "--root",
       fileURLToPath(new URL("../tests/fixtures/ws", import.meta.url)),
     ],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    env: { NO_COLOR: "1" },
-  }).spawn();
-  const stderr = child.stderr.pipeThrough(new TextDecoderStream())
-    .getReader();
-  let text = "";
-  let url: string | undefined;
-  while (url === undefined) {
-    const { value, done } = await stderr.read();
-    if (done) throw new Error(`the launcher ended first; stderr: ${text}`);
-    text += value;
-    url = /serving MCP at (http:\S+)\n/.exec(text)?.[1];
-  }
+  });
   // The server is listening, so it was granted the network there.
-  const response = await fetch(url, {
+  const response = await fetch(server.url, {
     method: "POST",
     headers: {
       "content-type": "application/json",
@@ -81,9 +69,6 @@ Deno.test("serve.ts: starts the server with its flags' permissions, passes SIGTE
   // No session yet: the server answers, and refuses it.
   assert.equal(response.status, 400);
   await response.body?.cancel();
-  child.kill("SIGTERM");
   // The server's own graceful stop exits 0; killed, it would not.
-  assert.equal((await child.status).code, 0);
-  await stderr.cancel();
-  await child.stdout.cancel();
+  assert.equal((await server.kill("SIGTERM")).code, 0);
 });
