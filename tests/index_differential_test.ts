@@ -23,18 +23,7 @@ import { TextIndex } from "../workspace/text_index.ts";
 import { Workspace } from "../workspace/workspace.ts";
 import { prng } from "./prng.ts";
 import { call, TEST_CAPS } from "./tools_harness.ts";
-
-/** `promise`, or a failure after `ms` (a hung index fails, never hangs). */
-function within<T>(promise: Promise<T>, ms = 60_000): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`not settled within ${ms} ms`)),
-      ms,
-    );
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
+import { within } from "./within.ts";
 
 const MAX_READ = 2048;
 

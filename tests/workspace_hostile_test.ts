@@ -13,6 +13,7 @@ import { WorkspaceResources } from "../resources/provider.ts";
 import { stopRegexWorker } from "../tools/regex_worker.ts";
 import { Workspace } from "../workspace/workspace.ts";
 import { call, callRaw, toolServer } from "./tools_harness.ts";
+import { within } from "./within.ts";
 
 const SECRET = "SECRET-OUTSIDE-THE-ROOT-91be";
 const NEVER = new AbortController().signal;
@@ -21,22 +22,6 @@ async function tempBase(): Promise<string> {
   return await Deno.realPath(
     await Deno.makeTempDir({ prefix: "shipcode-hostile-" }),
   );
-}
-
-/** `promise`, or a failure naming `what` after `ms` milliseconds. */
-async function within<T>(ms: number, what: string, promise: Promise<T>) {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`${what}: no answer in ${ms} ms`)),
-      ms,
-    );
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** A child process running `body` (JavaScript) with `Deno.args`. */
@@ -228,9 +213,9 @@ Deno.test("read_file: a growing file and a 2 GiB sparse file stay within the cap
     const end = Date.now() + 1000;
     while (Date.now() < end) {
       const grown = await within(
+        call(server, session, "read_file", { path: "grow.log" }),
         10_000,
         "read_file grow.log",
-        call(server, session, "read_file", { path: "grow.log" }),
       );
       assert.ok(bytesOf(grown) <= cap + 1, `${bytesOf(grown)} bytes of text`);
     }
@@ -242,9 +227,9 @@ Deno.test("read_file: a growing file and a 2 GiB sparse file stay within the cap
     ) {
       const started = performance.now();
       const result = await within(
+        call(server, session, "read_file", args),
         10_000,
         "read_file sparse.txt",
-        call(server, session, "read_file", args),
       );
       assert.ok(bytesOf(result) <= cap + 1);
       assert.equal(result.structuredContent?.truncated, true);
@@ -272,8 +257,6 @@ Deno.test("read_file: a growing file and a 2 GiB sparse file stay within the cap
     let answer;
     try {
       answer = await within(
-        10_000,
-        "cancelled read_file",
         server.handle({
           jsonrpc: "2.0",
           id: 7,
@@ -283,6 +266,8 @@ Deno.test("read_file: a growing file and a 2 GiB sparse file stay within the cap
             arguments: { path: "sparse.txt", offset: 900 },
           },
         }, session),
+        10_000,
+        "cancelled read_file",
       );
     } finally {
       clearInterval(timer);
@@ -311,9 +296,9 @@ Deno.test("an absurd path and a link fan-out are answered at once", async () => 
     const { server, session } = await toolServer(base);
     const started = performance.now();
     const long = await within(
+      call(server, session, "read_file", { path: "a/".repeat(20_000) }),
       5000,
       "read_file of 20,000 segments",
-      call(server, session, "read_file", { path: "a/".repeat(20_000) }),
     );
     assert.equal(long.isError, true);
     for (
@@ -325,9 +310,9 @@ Deno.test("an absurd path and a link fan-out are answered at once", async () => 
       ] as const
     ) {
       const result = await within(
+        call(server, session, tool, args),
         10_000,
         tool,
-        call(server, session, tool, args),
       );
       assert.notEqual(result.isError, true);
     }

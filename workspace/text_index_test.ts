@@ -2,18 +2,7 @@ import { strict as assert } from "node:assert";
 import { FILE_SKIPPED, FILE_TEXT, TextIndex } from "./text_index.ts";
 import { trigramsOf } from "./trigrams.ts";
 import { Workspace } from "./workspace.ts";
-
-/** `promise`, or a failure after `ms` (a hung index fails, never hangs). */
-function within<T>(promise: Promise<T>, ms = 60_000): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`not settled within ${ms} ms`)),
-      ms,
-    );
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
+import { within } from "../tests/within.ts";
 
 async function tree(): Promise<string> {
   const root = await Deno.realPath(
