@@ -30,13 +30,7 @@ import {
   shuffled,
 } from "./measure.ts";
 import type { CommandSpec } from "./process.ts";
-import {
-  prepareSdkForNode,
-  SDK_DENO_IMPORTS,
-  SDK_NODE_DIR,
-  SDK_SERVER,
-  SDK_VERSION,
-} from "./servers.ts";
+import { SDK_VERSION, sdkOnDeno, sdkOnNode } from "./servers.ts";
 
 /** The sizes and bounds of the section. */
 export interface HttpOptions {
@@ -76,18 +70,6 @@ interface HttpServer {
   prepare(root: string): Promise<CommandSpec | string>;
 }
 
-async function hasNode(): Promise<boolean> {
-  try {
-    return (await new Deno.Command("node", {
-      args: ["--version"],
-      stdout: "null",
-      stderr: "null",
-    }).output()).success;
-  } catch {
-    return false;
-  }
-}
-
 const HTTP_SERVERS: readonly HttpServer[] = [
   {
     name: "ours",
@@ -113,47 +95,16 @@ const HTTP_SERVERS: readonly HttpServer[] = [
     name: "sdk-node",
     description:
       `official SDK ${SDK_VERSION} (McpServer + StreamableHTTPServerTransport per session, node:http) on Node`,
-    prepare: async (root) => {
-      if (!await hasNode()) return "node is not on PATH";
-      const problem = await prepareSdkForNode();
-      if (problem !== undefined) return problem;
-      return {
-        command: "node",
-        args: [
-          `${SDK_NODE_DIR}/sdk_server.mjs`,
-          "--root",
-          root,
-          "--http",
-          "0",
-        ],
-        cwd: PROJECT_ROOT,
-      };
-    },
+    prepare: (root) => sdkOnNode(["--root", root, "--http", "0"]),
   },
   {
     name: "sdk-deno",
     description:
       `official SDK ${SDK_VERSION} (McpServer + StreamableHTTPServerTransport per session, node:http) on Deno`,
     prepare: (root) =>
-      Promise.resolve({
-        command: Deno.execPath(),
-        args: [
-          "run",
-          "--no-config",
-          "--import-map",
-          SDK_DENO_IMPORTS,
-          "--allow-read",
-          "--allow-env",
-          "--allow-net=127.0.0.1",
-          "--no-prompt",
-          SDK_SERVER,
-          "--root",
-          root,
-          "--http",
-          "0",
-        ],
-        cwd: PROJECT_ROOT,
-      }),
+      Promise.resolve(
+        sdkOnDeno(["--root", root, "--http", "0"], ["--allow-net=127.0.0.1"]),
+      ),
   },
 ];
 

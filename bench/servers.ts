@@ -109,6 +109,47 @@ export async function prepareSdkForNode(): Promise<string | undefined> {
   return undefined;
 }
 
+/**
+ * The SDK's server (`sdk_server.mjs`) on Node with `args`, or why it
+ * cannot run here (no Node, or its packages could not be installed).
+ */
+export async function sdkOnNode(args: string[]): Promise<CommandSpec | string> {
+  if (await nodeVersion() === undefined) return "node is not on PATH";
+  const problem = await prepareSdkForNode();
+  if (problem !== undefined) return problem;
+  return {
+    command: "node",
+    args: [`${SDK_NODE_DIR}/sdk_server.mjs`, ...args],
+    cwd: PROJECT_ROOT,
+  };
+}
+
+/**
+ * The SDK's server on Deno with `args`, reading files and its environment,
+ * plus `permissions` (say `--allow-net=127.0.0.1`).
+ */
+export function sdkOnDeno(
+  args: string[],
+  permissions: string[] = [],
+): CommandSpec {
+  return {
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "--no-config",
+      "--import-map",
+      SDK_DENO_IMPORTS,
+      "--allow-read",
+      "--allow-env",
+      ...permissions,
+      "--no-prompt",
+      SDK_SERVER,
+      ...args,
+    ],
+    cwd: PROJECT_ROOT,
+  };
+}
+
 /** Every server the bench knows, in table order. */
 export const SERVERS: readonly Server[] = [
   {
@@ -145,36 +186,12 @@ export const SERVERS: readonly Server[] = [
     name: "sdk-node",
     description:
       `official SDK ${SDK_VERSION} (McpServer + StdioServerTransport) on Node`,
-    prepare: async () => {
-      const version = await nodeVersion();
-      if (version === undefined) return "node is not on PATH";
-      const problem = await prepareSdkForNode();
-      if (problem !== undefined) return problem;
-      return {
-        command: "node",
-        args: [`${SDK_NODE_DIR}/sdk_server.mjs`],
-        cwd: PROJECT_ROOT,
-      };
-    },
+    prepare: () => sdkOnNode([]),
   },
   {
     name: "sdk-deno",
     description:
       `official SDK ${SDK_VERSION} (McpServer + StdioServerTransport) on Deno`,
-    prepare: () =>
-      Promise.resolve({
-        command: Deno.execPath(),
-        args: [
-          "run",
-          "--no-config",
-          "--import-map",
-          SDK_DENO_IMPORTS,
-          "--allow-read",
-          "--allow-env",
-          "--no-prompt",
-          SDK_SERVER,
-        ],
-        cwd: PROJECT_ROOT,
-      }),
+    prepare: () => Promise.resolve(sdkOnDeno([])),
   },
 ];
