@@ -377,10 +377,13 @@ export function headInfo(head: RequestHead): HeadInfo | Rejection {
     }
     expectContinue = true;
   }
-  const tokens = connection.split(",").map((token) => token.trim());
-  const keepAlive = head.minor === 1
-    ? !tokens.includes("close")
-    : tokens.includes("keep-alive");
+  let keepAlive = head.minor === 1;
+  if (connection !== "") {
+    const tokens = connection.split(",").map((token) => token.trim());
+    keepAlive = head.minor === 1
+      ? !tokens.includes("close")
+      : tokens.includes("keep-alive");
+  }
   return { framing, host: host ?? null, keepAlive, expectContinue };
 }
 
@@ -406,9 +409,12 @@ class Server implements Http1Server {
   readonly open = new Set<Connection>();
   /**
    * A coarse clock, read at each sweep: deadlines are set from it without
-   * a clock read per request, and expire up to one sweep late.
+   * a clock read per request. It may be one sweep behind, so a deadline
+   * is set one sweep further (see {@linkcode Server.after}): it expires
+   * never early, and at most two sweeps late.
    */
   now = performance.now();
+  readonly #every: number;
   stopping = false;
   readonly #listener: Deno.TcpListener;
   readonly #sweeper: ReturnType<typeof setInterval>;
@@ -444,7 +450,7 @@ class Server implements Http1Server {
     this.addr = this.#listener.addr;
     // Deadlines are checked a few times per timeout (at least once a
     // second), so one expires at most a quarter of it late.
-    const every = Math.max(
+    const every = this.#every = Math.max(
       5,
       Math.min(1_000, this.headerTimeoutMs / 4, this.keepAliveTimeoutMs / 4),
     );
@@ -452,6 +458,11 @@ class Server implements Http1Server {
     Deno.unrefTimer(this.#sweeper as unknown as number);
     this.finished = this.#done.promise;
     this.#accepting = this.#accept();
+  }
+
+  /** The deadline `ms` from now, by the coarse clock. */
+  after(ms: number): number {
+    return this.now + this.#every + ms;
   }
 
   get connections(): number {
@@ -519,8 +530,11 @@ class Server implements Http1Server {
   }
 }
 
+const REFUSAL_TEXT =
+  "Service Unavailable: too many connections; try again later.\n";
 const REFUSAL = encoder.encode(
-  "HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-type: text/plain; charset=utf-8\r\nretry-after: 1\r\ncontent-length: 61\r\n\r\nService Unavailable: too many connections; try again later.\n",
+  "HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-type: text/plain; charset=utf-8\r\nretry-after: 1\r\n" +
+    `content-length: ${REFUSAL_TEXT.length}\r\n\r\n${REFUSAL_TEXT}`,
 );
 
 // A connection over the cap: told so, then closed, without reading it.
@@ -640,7 +654,7 @@ class Connection {
     this.#server = server;
     this.#conn = conn;
     this.#info = { remoteAddr: conn.remoteAddr };
-    this.deadline = server.now + server.headerTimeoutMs;
+    this.deadline = server.after(server.headerTimeoutMs);
   }
 
   /** The deadline passed: close (with 408 when part of a head came). */
@@ -696,10 +710,11 @@ class Connection {
         const keep = await this.#exchange(head);
         if (!keep || this.#server.stopping) break;
         this.#state = this.#end > this.#start ? State.Head : State.Idle;
-        this.deadline = this.#server.now +
-          (this.#state === State.Head
+        this.deadline = this.#server.after(
+          this.#state === State.Head
             ? this.#server.headerTimeoutMs
-            : this.#server.keepAliveTimeoutMs);
+            : this.#server.keepAliveTimeoutMs,
+        );
       }
     } catch {
       // A reset or a closed socket: nothing to answer.
@@ -809,13 +824,13 @@ class Connection {
       }
       if (this.#state === State.Idle && this.#end > this.#start) {
         this.#state = State.Head;
-        this.deadline = this.#server.now + this.#server.headerTimeoutMs;
+        this.deadline = this.#server.after(this.#server.headerTimeoutMs);
       }
       const more = await this.#fill();
       if (!more || this.#closed) return undefined;
       if (this.#state === State.Idle) {
         this.#state = State.Head;
-        this.deadline = this.#server.now + this.#server.headerTimeoutMs;
+        this.deadline = this.#server.after(this.#server.headerTimeoutMs);
       }
     }
   }
@@ -830,9 +845,14 @@ class Connection {
     const framing = info.framing;
     if (framing.kind === "length" && framing.length > 0) {
       if (this.#end - this.#start >= framing.length) {
-        // Whole in the buffer already (the usual case): one copy.
+        // Whole in the buffer already (the usual case): the Request
+        // copies it (as the Fetch standard says), so a view will do.
         const end = this.#start + framing.length;
-        if (!bodyless) body = this.#buffer.slice(this.#start, end);
+        if (!bodyless) {
+          body = this.#buffer.subarray(this.#start, end) as Uint8Array<
+            ArrayBuffer
+          >;
+        }
         this.#start = end;
       } else {
         exchange.consumed = false;
