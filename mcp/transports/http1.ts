@@ -573,6 +573,10 @@ const CONTINUE = encoder.encode("HTTP/1.1 100 Continue\r\n\r\n");
 const LAST_CHUNK = encoder.encode("0\r\n\r\n");
 /** Most bytes a body chunk read from the socket holds. */
 const BODY_CHUNK = 64 * 1024;
+/** How long a refused request's connection lingers for its close (ms). */
+const LINGER_MS = 2_000;
+/** How much input a lingering connection drops before it closes. */
+const LINGER_BYTES = 256 * 1024;
 /** Longest chunk-size line (with extensions) of a chunked body. */
 const MAX_CHUNK_LINE = 4096;
 
@@ -641,8 +645,6 @@ class Connection {
   #closed = false;
   /** Whether a refusal is being written (the connection closes after). */
   #failing = false;
-  /** Which exchange is under way (a watch of an earlier one stops). */
-  #exchanges = 0;
   /** The read under way, shared by whoever waits for input. */
   #reading: Promise<boolean> | undefined;
   /** Whether the client went away (end of input, reset, failed write). */
@@ -671,7 +673,7 @@ class Connection {
 
   /** On shutdown: close now unless a request is being served. */
   stopIfIdle(): void {
-    if (this.#state !== State.Busy) this.close();
+    if (this.#state !== State.Busy || this.#failing) this.close();
   }
 
   close(): void {
@@ -691,7 +693,8 @@ class Connection {
     if (this.#failing || this.#closed) return;
     this.#failing = true;
     this.#state = State.Busy;
-    this.deadline = Infinity;
+    // The lingering close below is bounded by this deadline.
+    this.deadline = this.#server.after(LINGER_MS);
     const body = encoder.encode(`${rejection.reason}\n`);
     const head = `HTTP/1.1 ${rejection.status} ${
       REASONS[rejection.status] ?? ""
@@ -699,7 +702,24 @@ class Connection {
     const bytes = new Uint8Array(head.length + body.byteLength);
     encodeHead(head, bytes);
     bytes.set(body, head.length);
-    this.#writeAll(bytes).catch(() => {}).finally(() => this.close());
+    this.#writeAll(bytes).then(() => this.#linger()).catch(() => {}).finally(
+      () => this.close(),
+    );
+  }
+
+  // A lingering close: the client may still be sending what we will not
+  // read, and closing with unread input resets the connection, which can
+  // destroy the answer before the client reads it. So the sending side is
+  // shut, and input is read and dropped until the client closes (at most
+  // LINGER_BYTES, until the deadline).
+  async #linger(): Promise<void> {
+    this.#conn.closeWrite();
+    let dropped = 0;
+    while (dropped < LINGER_BYTES && !this.#closed) {
+      dropped += this.#end - this.#start;
+      this.#start = this.#end;
+      if (!await this.#fill()) break;
+    }
   }
 
   async serve(): Promise<void> {
