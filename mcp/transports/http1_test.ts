@@ -664,3 +664,57 @@ Deno.test("http1: options out of range are refused", () => {
     /maxConnections must be/,
   );
 });
+
+Deno.test("http1: large bodies, by length and chunked, arrive whole through the stream", async () => {
+  const size = 1_000_000;
+  await withServer({}, async (request) => {
+    const bytes = await request.bytes();
+    let sum = 0;
+    for (const byte of bytes) sum = (sum + byte) % 65_521;
+    return new Response(`${bytes.byteLength} ${sum}`);
+  }, async (_server, port) => {
+    const body = new Uint8Array(size).map((_, i) => i % 251);
+    let want = 0;
+    for (const byte of body) want = (want + byte) % 65_521;
+    const conn = await connect(port);
+    await conn.write(
+      encoder.encode(
+        `POST / HTTP/1.1\r\nHost: a\r\nContent-Length: ${size}\r\n\r\n`,
+      ),
+    );
+    // In pieces, so that the server reads most of it after the head.
+    for (let at = 0; at < size; at += 100_000) {
+      await conn.write(body.subarray(at, at + 100_000));
+    }
+    assert.ok((await readUntil(conn, whole)).endsWith(`${size} ${want}`));
+    // The same connection, chunked, in chunks of 65,536 bytes.
+    await conn.write(
+      encoder.encode(
+        "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+      ),
+    );
+    for (let at = 0; at < size; at += 65_536) {
+      const chunk = body.subarray(at, at + 65_536);
+      await conn.write(encoder.encode(`${chunk.byteLength.toString(16)}\r\n`));
+      await conn.write(chunk);
+      await conn.write(encoder.encode("\r\n"));
+    }
+    await conn.write(encoder.encode("0\r\n\r\n"));
+    assert.ok((await readToEnd(conn)).endsWith(`${size} ${want}`));
+    conn.close();
+  });
+});
+
+Deno.test("http1: a refused request is answered even when much unread input follows it", async () => {
+  await withServer({}, echo, async (_server, port) => {
+    const conn = await connect(port);
+    const writing = conn.write(
+      encoder.encode(`GET / HTTP/1.1\nHost: a\n\n${"x".repeat(200_000)}`),
+    ).catch(() => 0);
+    const reply = await readToEnd(conn);
+    await writing;
+    conn.close();
+    assert.match(reply, /^HTTP\/1\.1 400 Bad Request\r\n/);
+    assert.match(reply, /bare LF/);
+  });
+});
