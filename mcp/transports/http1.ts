@@ -407,6 +407,8 @@ class Server implements Http1Server {
   readonly maxHeaderBytes: number;
   readonly onError: (error: unknown) => Response | Promise<Response>;
   readonly open = new Set<Connection>();
+  /** Buffers for responses, reused once written (see POOLED_BYTES). */
+  readonly buffers: Uint8Array[] = [];
   /**
    * A coarse clock, read at each sweep: deadlines are set from it without
    * a clock read per request. It may be one sweep behind, so a deadline
@@ -573,6 +575,28 @@ const CONTINUE = encoder.encode("HTTP/1.1 100 Continue\r\n\r\n");
 const LAST_CHUNK = encoder.encode("0\r\n\r\n");
 /** Most bytes a body chunk read from the socket holds. */
 const BODY_CHUNK = 64 * 1024;
+/** Size of the pooled response buffers: head room, then the body. */
+const POOLED_BYTES = 16 * 1024;
+/** Room for a response's head before its body in a pooled buffer. */
+const HEAD_ROOM = 2 * 1024;
+/** Most buffers kept in the pool. */
+const MAX_POOLED = 64;
+
+/**
+ * Whether a body of media type `type` is UTF-8 text, to be read as text:
+ * JSON (UTF-8 by RFC 8259, unless a charset says otherwise) and text that
+ * says it is UTF-8. Bytes of such a body that are not UTF-8 would be
+ * replaced by U+FFFD.
+ */
+function utf8Text(type: string): boolean {
+  const lower = type.toLowerCase();
+  const charset = /;\s*charset="?([^";\s]*)/.exec(lower)?.[1];
+  if (lower.startsWith("application/json")) {
+    return charset === undefined || charset === "utf-8";
+  }
+  return lower.startsWith("text/") && charset === "utf-8";
+}
+
 /** How long a refused request's connection lingers for its close (ms). */
 const LINGER_MS = 2_000;
 /** How much input a lingering connection drops before it closes. */
@@ -988,15 +1012,36 @@ class Connection {
     const noBody = head.method === "HEAD" || status === 204 ||
       status === 304 || status < 200;
     const stream = type.toLowerCase().startsWith("text/event-stream");
+    // A body that is not a stream is read whole (response.body is not
+    // touched: for a body made from a string, that would make a stream of
+    // it first). UTF-8 text is read as text and encoded straight into a
+    // pooled buffer, after room for the head: bytes() costs several times
+    // text() for a body made from a string.
     let bytes: Uint8Array | undefined;
+    let pooled: Uint8Array | undefined;
+    let size = 0;
     if (!stream) {
-      // Read whole (response.body is not touched: for a body made from a
-      // string or bytes, that would make a stream of it first).
       try {
-        bytes = await response.bytes();
+        if (utf8Text(type)) {
+          const text = await response.text();
+          pooled = this.#server.buffers.pop() ?? new Uint8Array(POOLED_BYTES);
+          const { read, written } = encoder.encodeInto(
+            text,
+            pooled.subarray(HEAD_ROOM),
+          );
+          if (read === text.length) size = written;
+          else {
+            bytes = encoder.encode(text);
+            size = bytes.byteLength;
+          }
+        } else {
+          bytes = await response.bytes();
+          size = bytes.byteLength;
+        }
       } catch {
         // The body failed before anything was sent: the connection can
         // say nothing true about it.
+        this.#release(pooled);
         return false;
       }
     }
@@ -1012,17 +1057,35 @@ class Connection {
     else if (head.minor === 0) lines += "connection: keep-alive\r\n";
     if (chunked) lines += "transfer-encoding: chunked\r\n";
     else if (!stream && status !== 204 && status !== 304 && status >= 200) {
-      lines += `content-length: ${bytes?.byteLength ?? 0}\r\n`;
+      lines += `content-length: ${size}\r\n`;
     }
     lines += "\r\n";
     if (body === null || noBody) {
       if (body !== null) await body.cancel().catch(() => {});
-      const size = lines.length;
-      const withBody = !noBody && bytes !== undefined;
-      const out = new Uint8Array(size + (withBody ? bytes!.byteLength : 0));
-      encodeHead(lines, out);
-      if (withBody) out.set(bytes!, size);
-      await this.#writeAll(out);
+      const length = noBody ? 0 : size;
+      try {
+        if (
+          pooled !== undefined && bytes === undefined &&
+          lines.length <= HEAD_ROOM
+        ) {
+          // The head just before the body: one write, no copy.
+          const at = HEAD_ROOM - lines.length;
+          encodeHead(lines, pooled.subarray(at));
+          await this.#writeAll(pooled.subarray(at, HEAD_ROOM + length));
+        } else {
+          const out = new Uint8Array(lines.length + length);
+          encodeHead(lines, out);
+          if (length > 0) {
+            out.set(
+              bytes ?? pooled!.subarray(HEAD_ROOM, HEAD_ROOM + length),
+              lines.length,
+            );
+          }
+          await this.#writeAll(out);
+        }
+      } finally {
+        this.#release(pooled);
+      }
       return keep;
     }
     const reader = body.getReader();
@@ -1049,6 +1112,12 @@ class Connection {
     if (this.#gone) return false;
     if (chunked) await this.#writeAll(LAST_CHUNK);
     return keep && exchange.consumed;
+  }
+
+  // A pooled buffer back to the pool, once no write uses it.
+  #release(buffer: Uint8Array | undefined): void {
+    const pool = this.#server.buffers;
+    if (buffer !== undefined && pool.length < MAX_POOLED) pool.push(buffer);
   }
 
   async #writeAll(bytes: Uint8Array): Promise<void> {

@@ -718,3 +718,39 @@ Deno.test("http1: a refused request is answered even when much unread input foll
     assert.match(reply, /bare LF/);
   });
 });
+
+Deno.test("http1: response bodies are sent exactly: text through the pooled buffer or past it, bytes as they are", async () => {
+  const big = JSON.stringify({ text: "é".repeat(20_000) });
+  const binary = Uint8Array.from({ length: 256 }, (_, i) => i);
+  await withServer({}, (request) => {
+    switch (new URL(request.url).pathname) {
+      case "/big":
+        return new Response(big, {
+          headers: { "content-type": "application/json" },
+        });
+      case "/binary":
+        return new Response(binary, {
+          headers: { "content-type": "application/octet-stream" },
+        });
+      default:
+        // A head larger than the room kept for it.
+        return new Response('{"ok":true}', {
+          headers: {
+            "content-type": "application/json",
+            "x-long": "z".repeat(3_000),
+          },
+        });
+    }
+  }, async (_server, port) => {
+    const fetched = async (path: string) => {
+      const response = await fetch(`http://127.0.0.1:${port}${path}`);
+      return new Uint8Array(await response.arrayBuffer());
+    };
+    assert.deepEqual(await fetched("/big"), new TextEncoder().encode(big));
+    assert.deepEqual(await fetched("/binary"), binary);
+    assert.equal(
+      new TextDecoder().decode(await fetched("/long")),
+      '{"ok":true}',
+    );
+  });
+});
