@@ -447,6 +447,9 @@ async function serveOverHttp(config: Config): Promise<number> {
       bearerToken,
       maxBodyBytes: config.maxBodyBytes,
       sessionIdleTimeoutMs: config.idleTimeout * 1000,
+      headerTimeoutMs: config.headerTimeout * 1000,
+      keepAliveTimeoutMs: config.keepAliveTimeout * 1000,
+      maxConnections: config.maxConnections,
       maxSessions: config.maxSessions,
       signal: stop.signal,
       onSession: (session) => {

@@ -130,6 +130,11 @@ export {
   type HttpServer,
   serveHttp,
 } from "./mcp/transports/http.ts";
+export {
+  DEFAULT_HEADER_TIMEOUT_MS,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+  DEFAULT_MAX_CONNECTIONS,
+} from "./mcp/transports/http1.ts";
 export { OutputBudget } from "./mcp/output_budget.ts";
 export { writeAll, writeAllSync } from "./mcp/write_all.ts";
 export {

@@ -44,6 +44,12 @@ export interface HttpOptions {
   timeoutMs: number;
   /** Only these servers, when given. */
   servers?: string[];
+  /**
+   * More servers (`--add`, say ours from another checkout, for an A/B
+   * comparison in the same run): each command gets `--root DIR --http
+   * 127.0.0.1:0` appended, and must print its URL as ours does.
+   */
+  extra?: { name: string; spec: CommandSpec }[];
 }
 
 /** How the section ended: what to print and whether a target failed. */
@@ -210,6 +216,19 @@ export async function runHttpSection(
         name: server.name,
         spec,
         row: { name: server.name, runs: [] },
+      });
+    }
+    for (const { name, spec } of options.extra ?? []) {
+      legend.push(
+        `  ${name.padEnd(10)} ${[spec.command, ...spec.args].join(" ")}`,
+      );
+      ready.push({
+        name,
+        spec: {
+          ...spec,
+          args: [...spec.args, "--root", root, "--http", "127.0.0.1:0"],
+        },
+        row: { name, runs: [] },
       });
     }
     progress(

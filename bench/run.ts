@@ -275,6 +275,7 @@ async function benchmark(args: string[]): Promise<number> {
   const stdioSections = sections.some((section) => section !== "http");
   const ready: { name: string; spec: CommandSpec }[] = [];
   const added: string[] = [];
+  const addedSpecs: { name: string; spec: CommandSpec }[] = [];
   const legend: string[] = [];
   for (const server of stdioSections ? SERVERS : []) {
     if (onlyServers && !onlyServers.includes(server.name)) continue;
@@ -295,12 +296,16 @@ async function benchmark(args: string[]): Promise<number> {
     if (!name || command.length === 0) {
       throw new Error(`--add takes "name=program arg ...", not "${extra}"`);
     }
-    legend.push(`  ${name.padEnd(10)} ${command.join(" ")}`);
-    ready.push({
-      name,
-      spec: { command: command[0], args: command.slice(1), cwd: Deno.cwd() },
-    });
+    const spec = {
+      command: command[0],
+      args: command.slice(1),
+      cwd: Deno.cwd(),
+    };
     added.push(name);
+    addedSpecs.push({ name, spec });
+    if (!stdioSections) continue;
+    legend.push(`  ${name.padEnd(10)} ${command.join(" ")}`);
+    ready.push({ name, spec });
   }
   if (stdioSections) {
     console.log("servers");
@@ -335,6 +340,7 @@ async function benchmark(args: string[]): Promise<number> {
       runs: positive(values["http-runs"], 3, "http-runs"),
       timeoutMs: positive(values["http-timeout"], 120, "http-timeout") * 1000,
       servers: onlyServers,
+      extra: addedSpecs,
     }, progress)
     : undefined;
 

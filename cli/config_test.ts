@@ -79,6 +79,9 @@ Deno.test("serveArgs: carries every flag that differs from its default", () => {
     stateKeyEnv: "MCP_STATE_KEY",
     maxBodyBytes: 1000,
     idleTimeout: 60,
+    headerTimeout: 20,
+    keepAliveTimeout: 30,
+    maxConnections: 100,
     maxSessions: 5,
   });
   assert.deepEqual(args, [
@@ -123,6 +126,12 @@ Deno.test("serveArgs: carries every flag that differs from its default", () => {
     "1000",
     "--idle-timeout",
     "60",
+    "--header-timeout",
+    "20",
+    "--keep-alive-timeout",
+    "30",
+    "--max-connections",
+    "100",
     "--max-sessions",
     "5",
   ]);

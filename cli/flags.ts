@@ -287,6 +287,31 @@ export const FLAGS = {
     max: 2_147_483,
     help: "with `--http`: a session unused this long ends",
   },
+  headerTimeout: {
+    name: "header-timeout",
+    kind: "count",
+    arg: "SECONDS",
+    default: 10,
+    max: 2_147_483,
+    help:
+      "with `--http`: a request's headers must arrive within this, from their first byte (slower: 408 and the connection closed)",
+  },
+  keepAliveTimeout: {
+    name: "keep-alive-timeout",
+    kind: "count",
+    arg: "SECONDS",
+    default: 75,
+    max: 2_147_483,
+    help:
+      "with `--http`: a connection waiting for its next request this long is closed",
+  },
+  maxConnections: {
+    name: "max-connections",
+    kind: "count",
+    arg: "N",
+    default: 4096,
+    help: "with `--http`: most connections open at once (more: 503 and closed)",
+  },
   maxSessions: {
     name: "max-sessions",
     kind: "count",

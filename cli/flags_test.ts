@@ -200,14 +200,27 @@ Deno.test("flags: the HTTP flags' lists and environment variable name", () => {
   );
 });
 
-Deno.test("flags: --idle-timeout takes at most what a timer can wait, in seconds", () => {
-  assert.equal(
-    config(parseFlags(["--idle-timeout", "2147483"], "/w")).idleTimeout,
-    2_147_483,
-  );
-  assert.throws(
-    () => parseFlags(["--idle-timeout", "2147484"], "/w"),
-    (error: Error) =>
-      error instanceof UsageError && /from 1 to 2147483/.test(error.message),
-  );
+Deno.test("flags: --idle-timeout, --header-timeout and --keep-alive-timeout take at most what a timer can wait, in seconds", () => {
+  for (
+    const [flag, key] of [
+      ["--idle-timeout", "idleTimeout"],
+      ["--header-timeout", "headerTimeout"],
+      ["--keep-alive-timeout", "keepAliveTimeout"],
+    ] as const
+  ) {
+    assert.equal(config(parseFlags([flag, "2147483"], "/w"))[key], 2_147_483);
+    assert.throws(
+      () => parseFlags([flag, "2147484"], "/w"),
+      (error: Error) =>
+        error instanceof UsageError && /from 1 to 2147483/.test(error.message),
+    );
+    assert.throws(
+      () => parseFlags([flag, "0"], "/w"),
+      (error: Error) =>
+        error instanceof UsageError && /at least 1/.test(error.message),
+    );
+  }
+  assert.equal(DEFAULTS.headerTimeout, 10);
+  assert.equal(DEFAULTS.keepAliveTimeout, 75);
+  assert.equal(DEFAULTS.maxConnections, 4096);
 });

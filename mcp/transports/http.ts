@@ -1,6 +1,8 @@
 /**
  * The Streamable HTTP transport (MCP 2025-03-26 and later): one endpoint,
- * `/mcp` by default, served with `Deno.serve`. A POST carries client
+ * `/mcp` by default, served by our own HTTP/1.1 front end
+ * ({@linkcode serveHttp1}: deadlines for slow headers and idle connections,
+ * a cap on connections, strict parsing). A POST carries client
  * messages and is answered with JSON or an SSE stream, as the client's
  * `Accept` allows; a GET opens the stream for what the server sends on its
  * own (or resumes one with `Last-Event-ID`); a DELETE ends a session.
@@ -39,6 +41,14 @@ import {
   readBody,
 } from "./http_guard.ts";
 import { HttpSessionTransport, type ReplyMode } from "./http_session.ts";
+import {
+  DEFAULT_HEADER_TIMEOUT_MS,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+  DEFAULT_MAX_CONNECTIONS,
+  type Http1Info,
+  type Http1Server,
+  serveHttp1,
+} from "./http1.ts";
 import { parseEventId } from "./sse.ts";
 import type {
   StatelessReplyMode,
@@ -125,6 +135,18 @@ export interface HttpOptions {
   maxBodyBytes?: number;
   /** How long a body may take to arrive (ms); default 30 s. */
   bodyTimeoutMs?: number;
+  /**
+   * How long a request's headers may take to arrive (ms), from their
+   * first byte; default 10 s. A slower client's connection is closed.
+   */
+  headerTimeoutMs?: number;
+  /**
+   * How long a connection may wait for its next request (ms); default
+   * 75 s.
+   */
+  keepAliveTimeoutMs?: number;
+  /** Most connections open at once (more: 503); default 4,096. */
+  maxConnections?: number;
   /** How long a session may go unused before it ends (ms); default 30 min. */
   sessionIdleTimeoutMs?: number;
   /** Most sessions open at once; default 10,000. */
@@ -247,7 +269,7 @@ class StreamableHttpServer implements HttpServer {
   readonly #healthPath: string;
   readonly #hosts: string[];
   readonly #origins: string[];
-  readonly #http: Deno.HttpServer<Deno.NetAddr>;
+  readonly #http: Http1Server;
   readonly #sessions = new Map<string, HttpSessionTransport>();
   readonly #served = new Set<Promise<void>>();
   readonly #stop = new AbortController();
@@ -277,11 +299,13 @@ class StreamableHttpServer implements HttpServer {
     );
     this.#maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
     const hostname = options.hostname ?? "127.0.0.1";
-    this.#http = Deno.serve({
+    this.#http = serveHttp1({
       hostname,
       port: options.port,
-      // Deno would print "Listening on …" to stdout otherwise.
-      onListen: () => {},
+      headerTimeoutMs: options.headerTimeoutMs ?? DEFAULT_HEADER_TIMEOUT_MS,
+      keepAliveTimeoutMs: options.keepAliveTimeoutMs ??
+        DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
       onError: (error) => {
         this.#logger.log("error", "serving an HTTP request failed:", error);
         return errorResponse(
@@ -349,7 +373,7 @@ class StreamableHttpServer implements HttpServer {
 
   async #handle(
     request: Request,
-    _info: Deno.ServeHandlerInfo<Deno.NetAddr>,
+    _info: Http1Info,
   ): Promise<Response> {
     if (this.#shutdown !== undefined) {
       return errorResponse(
