@@ -48,6 +48,7 @@ import {
   type Http1Info,
   type Http1Server,
   serveHttp1,
+  timerMs,
 } from "./http1.ts";
 import { parseEventId } from "./sse.ts";
 import type {
@@ -66,20 +67,6 @@ export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
 
 /** Default of {@linkcode HttpOptions.maxSessions}. */
 export const DEFAULT_MAX_SESSIONS = 10_000;
-
-/** The longest delay a timer takes (2^31 - 1 ms, about 24.8 days). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
-// A timeout option as a timer can take it: a longer one would fire at
-// once, as timers clamp it to 1 ms.
-function timerMs(name: string, value: number): number {
-  if (!Number.isFinite(value) || value <= 0 || value > MAX_TIMER_MS) {
-    throw new RangeError(
-      `${name} must be a number of milliseconds from 1 to ${MAX_TIMER_MS}, not ${value}`,
-    );
-  }
-  return value;
-}
 
 /** Default of {@linkcode HttpOptions.bodyTimeoutMs}: 30 seconds. */
 export const DEFAULT_BODY_TIMEOUT_MS = 30_000;

@@ -120,7 +120,12 @@ export function serveHttp1(
 /** The longest delay a timer takes (2^31 - 1 ms, about 24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-function timerMs(name: string, value: number): number {
+/**
+ * A timeout option as a timer can take it, or a RangeError naming it: a
+ * non-finite delay or one over {@linkcode MAX_TIMER_MS} would fire at once,
+ * as timers clamp it to 1 ms.
+ */
+export function timerMs(name: string, value: number): number {
   if (!Number.isFinite(value) || value <= 0 || value > MAX_TIMER_MS) {
     throw new RangeError(
       `${name} must be a number of milliseconds from 1 to ${MAX_TIMER_MS}, not ${value}`,
