@@ -8,6 +8,7 @@ import {
   type RequestHead,
   serveHttp1,
 } from "./http1.ts";
+import { readUntil } from "./_test_utils.ts";
 
 const encoder = new TextEncoder();
 
@@ -52,22 +53,6 @@ async function readToEnd(conn: Deno.Conn): Promise<string> {
     } catch {
       break;
     }
-    if (n === null) break;
-    text += decoder.decode(buffer.subarray(0, n), { stream: true });
-  }
-  return text;
-}
-
-/** What `conn` receives until `done` says it is whole (or the end). */
-async function readUntil(
-  conn: Deno.Conn,
-  done: (text: string) => boolean,
-): Promise<string> {
-  const decoder = new TextDecoder();
-  const buffer = new Uint8Array(4096);
-  let text = "";
-  while (!done(text)) {
-    const n = await conn.read(buffer);
     if (n === null) break;
     text += decoder.decode(buffer.subarray(0, n), { stream: true });
   }

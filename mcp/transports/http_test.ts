@@ -12,6 +12,7 @@ import { EMPTY_RESULT, type JsonObject } from "../jsonrpc.ts";
 import { type HandlerMap, McpServer } from "../server.ts";
 import type { Session } from "../session.ts";
 import { type HttpOptions, type HttpServer, serveHttp } from "./http.ts";
+import { readUntil } from "./_test_utils.ts";
 
 /**
  * The methods these tests lean on, written out here: the transport is
@@ -577,22 +578,6 @@ Deno.test("http: slow-loris clients: a slow body is cut off with 408, stalled he
   );
   stalledHeaders?.close();
 });
-
-/** What `conn` receives until `done` says the text so far is complete. */
-async function readUntil(
-  conn: Deno.TcpConn,
-  done: (text: string) => boolean,
-): Promise<string> {
-  const decoder = new TextDecoder();
-  const buffer = new Uint8Array(4096);
-  let text = "";
-  while (!done(text)) {
-    const read = await conn.read(buffer);
-    if (read === null) break;
-    text += decoder.decode(buffer.subarray(0, read), { stream: true });
-  }
-  return text;
-}
 
 Deno.test("http: a body shorter than its Content-Length says gets 408 with Connection: close; a whole one is served", async () => {
   await withServer({ bodyTimeoutMs: 300 }, async ({ url, calls }) => {
