@@ -42,9 +42,6 @@ import {
 } from "./http_guard.ts";
 import { HttpSessionTransport, type ReplyMode } from "./http_session.ts";
 import {
-  DEFAULT_HEADER_TIMEOUT_MS,
-  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
-  DEFAULT_MAX_CONNECTIONS,
   type Http1Info,
   type Http1Server,
   serveHttp1,
@@ -289,10 +286,10 @@ class StreamableHttpServer implements HttpServer {
     this.#http = serveHttp1({
       hostname,
       port: options.port,
-      headerTimeoutMs: options.headerTimeoutMs ?? DEFAULT_HEADER_TIMEOUT_MS,
-      keepAliveTimeoutMs: options.keepAliveTimeoutMs ??
-        DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
-      maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
+      // Left out, each takes serveHttp1's default.
+      headerTimeoutMs: options.headerTimeoutMs,
+      keepAliveTimeoutMs: options.keepAliveTimeoutMs,
+      maxConnections: options.maxConnections,
       onError: (error) => {
         this.#logger.log("error", "serving an HTTP request failed:", error);
         return errorResponse(
