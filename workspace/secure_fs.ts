@@ -28,7 +28,7 @@
  * @module
  */
 
-import { isRacy } from "./racy.ts";
+import { COARSE_RACY_MS, isRacy } from "./racy.ts";
 
 type NodeFs = typeof import("node:fs");
 type Stats = import("node:fs").Stats;
@@ -211,6 +211,8 @@ export class RootFs {
   readonly descriptorPaths: boolean;
   /** The root, held open for the life of the process. */
   readonly rootDir: DirHandle;
+  // Settled readings of directories by real path (see list).
+  readonly #stamps = new Map<string, DirStamp>();
 
   private constructor(root: string, rootDir: DirHandle, proc: boolean) {
     this.root = root;
@@ -467,24 +469,48 @@ export class RootFs {
     return target;
   }
 
-  /** The entries of the open directory `dir`. */
+  /**
+   * The entries of the open directory `dir`.
+   *
+   * Re-checked mode lists by path, and a path can be redirected between
+   * any two checks of it: a loop swapping a directory with a link out and
+   * back can fall in step with the checks, however many there are. So the
+   * listing is bracketed by the directories above `dir` instead: each one's
+   * times are read before (a settled reading, possibly kept from earlier)
+   * and again after, deepest first. A directory whose entries do not
+   * change keeps every name naming the same thing; an entry renamed,
+   * added or removed moves its directory's modification time past any
+   * settled reading. Unchanged times above, and `dir` itself found at its
+   * path in between, mean the path led to `dir` when it was read.
+   *
+   * Throws with code `EAGAIN` and `waitMs` when a directory above changed
+   * too recently for its times to tell (call again after that long), and
+   * with `ESTALE` when one changed while `dir` was read.
+   */
   list(dir: DirHandle): Deno.DirEntry[] {
     if (this.descriptorPaths) return [...Deno.readDirSync(this.pathOf(dir))];
-    // Listed by path: read it three times between checks of the
-    // directories held open, and keep only entries every reading saw, so a
-    // directory swapped out and back would have to be swapped at each of
-    // seven steps (an entry created or deleted meanwhile is simply left
-    // for next time). Two readings were not enough: under a heavily loaded
-    // machine a loop of atomic exchanges got an outside name listed.
     const path = this.pathOf(dir);
-    this.#checkDir(dir);
-    let seen = [...Deno.readDirSync(path)];
-    for (let reading = 2; reading <= 3; reading++) {
-      this.#checkDir(dir);
-      seen = bothSaw(seen, [...Deno.readDirSync(path)]);
+    // The root's own path is trusted: nothing above it to watch.
+    if (dir.real === "") return [...Deno.readDirSync(path)];
+    const above = [""];
+    for (let at = dir.real.indexOf("/"); at !== -1;) {
+      above.push(dir.real.slice(0, at));
+      at = dir.real.indexOf("/", at + 1);
     }
+    const before = above.map((real) => this.#settledStamp(real));
     this.#checkDir(dir);
-    return seen;
+    const entries = [...Deno.readDirSync(path)];
+    // Deepest first: each reading of a directory falls while the one
+    // above it is known unchanged, so it names what it named before.
+    for (let i = above.length - 1; i >= 0; i--) {
+      if (!this.#stampHolds(above[i], before[i])) {
+        this.#stamps.delete(above[i]);
+        throw Object.assign(new Error("a directory above changed"), {
+          code: "ESTALE",
+        });
+      }
+    }
+    return entries;
   }
 
   /**
@@ -530,6 +556,50 @@ export class RootFs {
     );
   }
 
+  // A settled reading of the directory at `real` (see list): kept from
+  // earlier when there is one, else read now, refused (EAGAIN) when its
+  // last change is too recent for its times to be sure to move again.
+  #settledStamp(real: string): DirStamp {
+    const kept = this.#stamps.get(real);
+    if (kept !== undefined) return kept;
+    const now = Date.now();
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(this.absolute(real));
+    } catch (error) {
+      throw Object.assign(new Error("a directory above is gone"), {
+        code: errnoOf(error) || "ESTALE",
+      });
+    }
+    if (!info.isDirectory) {
+      throw Object.assign(new Error("a directory above changed"), {
+        code: "ESTALE",
+      });
+    }
+    const stamp = stampOf(info);
+    const waitMs = settleWait(now, stamp.mtime);
+    if (waitMs > 0) {
+      throw Object.assign(new Error("a directory above changed just now"), {
+        code: "EAGAIN",
+        waitMs,
+      });
+    }
+    if (this.#stamps.size >= MAX_STAMPS) this.#stamps.clear();
+    this.#stamps.set(real, stamp);
+    return stamp;
+  }
+
+  // Whether the directory at `real` still reads as `stamp`.
+  #stampHolds(real: string, stamp: DirStamp): boolean {
+    try {
+      const now = stampOf(Deno.lstatSync(this.absolute(real)));
+      return now.dev === stamp.dev && now.ino === stamp.ino &&
+        now.mtime === stamp.mtime && now.ctime === stamp.ctime;
+    } catch {
+      return false;
+    }
+  }
+
   // Fallback mode: does `dir`'s path still lead to the directory held
   // open? (One lstat: if it names that inode, the path leads there now.)
   #checkDir(dir: DirHandle): void {
@@ -571,19 +641,46 @@ export class RootFs {
   }
 }
 
-function sameEntry(a: Deno.DirEntry, b: Deno.DirEntry): boolean {
-  return a.name === b.name && a.isFile === b.isFile &&
-    a.isDirectory === b.isDirectory && a.isSymlink === b.isSymlink;
+/** A directory's identity and times, as one reading saw them. */
+interface DirStamp {
+  dev: number;
+  ino: number;
+  /** Milliseconds since the epoch; NaN when the system does not say. */
+  mtime: number;
+  /** See `mtime`. */
+  ctime: number;
 }
 
-function bothSaw(a: Deno.DirEntry[], b: Deno.DirEntry[]): Deno.DirEntry[] {
-  // Two readings of an unchanged directory come in the same order: then
-  // both saw every entry, and no set is needed.
-  if (a.length === b.length && a.every((e, i) => sameEntry(e, b[i]))) return b;
-  const key = (e: Deno.DirEntry) =>
-    `${
-      e.isFile ? "f" : e.isDirectory ? "d" : e.isSymlink ? "l" : "o"
-    }${e.name}`;
-  const seen = new Set(a.map(key));
-  return b.filter((e) => seen.has(key(e)));
+// Settled readings kept, at most (a map by path; cleared when full).
+const MAX_STAMPS = 65_536;
+
+function stampOf(info: Deno.FileInfo): DirStamp {
+  return {
+    dev: info.dev ?? 0,
+    ino: info.ino ?? 0,
+    mtime: info.mtime?.getTime() ?? NaN,
+    ctime: info.ctime?.getTime() ?? NaN,
+  };
+}
+
+/**
+ * A change after a reading gets a time no earlier than one clock tick
+ * before it (at most 10 ms: the kernel's coarse clock at 100 Hz; with
+ * multigrain times, at least the reading's own). A reading whose last
+ * change is older than this is settled: any later change moves its time.
+ */
+export const SETTLE_MS = 20;
+
+/**
+ * How long to wait, at `now`, until a directory last changed at `mtime`
+ * (ms since the epoch) is settled; 0 when it is, Infinity when the system
+ * gives no time. Whole-second times come from a coarse file system clock
+ * and need seconds. A time far enough in the future (an archive's, a
+ * clock set back) is settled too: a change now would move it back.
+ */
+export function settleWait(now: number, mtime: number): number {
+  if (!Number.isFinite(mtime)) return Infinity;
+  const window = mtime % 1000 === 0 ? COARSE_RACY_MS : SETTLE_MS;
+  if (mtime > now + window) return 0;
+  return Math.max(0, mtime + window - now + 1);
 }

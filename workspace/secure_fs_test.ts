@@ -3,16 +3,23 @@
  * used again only while the name still names that very file, unchanged;
  * a swap, a replacement, an edit or a removal is seen at the next open;
  * a handle still reading an evicted descriptor keeps it until it is done;
- * and the number kept stays bounded.
+ * and the number kept stays bounded. And `RootFs.list` in the re-checked
+ * mode: a directory above changed just now is waited out, and one changed
+ * (a swap out and back among them) while a listing was read refuses it.
  */
 
 import { strict as assert } from "node:assert";
 import {
   CACHED_FILES,
+  type DirHandle,
+  errnoOf,
   keptDescriptors,
   onBlockDevice,
   RootFs,
+  SETTLE_MS,
+  settleWait,
 } from "./secure_fs.ts";
+import { COARSE_RACY_MS } from "./racy.ts";
 import { Workspace, WorkspaceError } from "./workspace.ts";
 
 const SECRET = "SECRET-OUTSIDE-THE-ROOT-9e2a";
@@ -179,3 +186,92 @@ Deno.test(
     }
   },
 );
+
+Deno.test("settleWait: ms times settle after SETTLE_MS, whole seconds after seconds, future ones at once", () => {
+  const now = 1_800_000_000_123;
+  assert.equal(settleWait(now, now - 1000), 0);
+  assert.equal(settleWait(now, now - SETTLE_MS - 1), 0);
+  assert.equal(settleWait(now, now), SETTLE_MS + 1);
+  assert.equal(settleWait(now, now - 5), SETTLE_MS - 4);
+  assert.equal(settleWait(now, now + 5), SETTLE_MS + 6);
+  assert.equal(settleWait(now, now + 60_000), 0);
+  const whole = 1_800_000_000_000;
+  assert.equal(settleWait(whole + 500, whole), COARSE_RACY_MS - 499);
+  assert.equal(settleWait(now, NaN), Infinity);
+});
+
+// The code `list` threw with, and how long it said to wait, or "listed".
+function listOutcome(
+  fs: RootFs,
+  dir: DirHandle,
+): { code: string; waitMs: number; names: string[] } {
+  try {
+    const names = fs.list(dir).map((entry) => entry.name).sort();
+    return { code: "listed", waitMs: 0, names };
+  } catch (error) {
+    const waitMs = (error as { waitMs?: number }).waitMs ?? 0;
+    return { code: errnoOf(error), waitMs, names: [] };
+  }
+}
+
+async function settledList(fs: RootFs, dir: DirHandle): Promise<string[]> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const outcome = listOutcome(fs, dir);
+    if (outcome.code === "listed") return outcome.names;
+    assert.equal(outcome.code, "EAGAIN");
+    await new Promise((resolve) => setTimeout(resolve, outcome.waitMs));
+  }
+  throw new Error("never settled");
+}
+
+Deno.test("list (re-checked): a directory above changed just now is waited out, one changed since its settled reading refuses the listing", async () => {
+  const base = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "shipcode-list-" }),
+  );
+  try {
+    const root = `${base}/root`;
+    await Deno.mkdir(`${root}/a/b`, { recursive: true });
+    await Deno.writeTextFile(`${root}/a/b/c.txt`, "c\n");
+    const fs = await RootFs.open(root, false);
+    assert.equal(fs.descriptorPaths, false);
+    const step = (dir: DirHandle, name: string): DirHandle => {
+      const opened = fs.stepAt(dir, name);
+      assert.equal(opened.kind, "open");
+      if (opened.kind !== "open") throw new Error("unreachable");
+      const real = dir.real === "" ? name : `${dir.real}/${name}`;
+      return fs.dirHandle(opened.fd, real, opened.info);
+    };
+    const b = step(step(fs.rootDir, "a"), "b");
+
+    // `a` was made just now: its times could still stand still through a
+    // swap, so the listing waits, as long as it says.
+    const fresh = listOutcome(fs, b);
+    assert.equal(fresh.code, "EAGAIN");
+    assert.ok(fresh.waitMs > 0 && fresh.waitMs <= COARSE_RACY_MS + 1);
+    assert.deepEqual(await settledList(fs, b), ["c.txt"]);
+    // The root's own listing has nothing above it to wait for.
+    assert.deepEqual(listOutcome(fs, fs.rootDir).names, ["a"]);
+
+    // `a` swapped out and back between two listings: every path leads
+    // where it did, but the root's times moved past its settled reading.
+    await Deno.rename(`${root}/a`, `${root}/a.away`);
+    await Deno.rename(`${root}/a.away`, `${root}/a`);
+    assert.equal(listOutcome(fs, b).code, "ESTALE");
+    // Then the root is the one that changed just now.
+    assert.equal(listOutcome(fs, b).code, "EAGAIN");
+    assert.deepEqual(await settledList(fs, b), ["c.txt"]);
+
+    // An entry added in `a` (not a swap, but the times cannot tell).
+    await Deno.writeTextFile(`${root}/a/new.txt`, "new\n");
+    assert.equal(listOutcome(fs, b).code, "ESTALE");
+    assert.deepEqual(await settledList(fs, b), ["c.txt"]);
+
+    // `b` itself swapped for another directory: refused as changed.
+    await Deno.rename(`${root}/a/b`, `${root}/a/b.old`);
+    await Deno.mkdir(`${root}/a/b`);
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS + 5));
+    assert.equal(listOutcome(fs, b).code, "ESTALE");
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});

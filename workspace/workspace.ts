@@ -162,6 +162,10 @@ const MAX_LINK_HOPS = 40;
 // A walk gives the event loop a turn at least this often (milliseconds).
 const YIELD_EVERY_MS = 8;
 
+// Readings of a directory that keeps changing above (see RootFs.list)
+// before it is given up as changing.
+const LISTING_ATTEMPTS = 5;
+
 // Listings of at least this many entries are cached for paging.
 const CACHE_LISTING_ENTRIES = 256;
 
@@ -778,6 +782,39 @@ export class Workspace {
     return this.#rulesOf(fs, dir);
   }
 
+  // The listing of `dir`, waiting out a directory above it that changed
+  // too recently to be watched (RootFs.list says how long) and trying
+  // again after one that changed while it was read, a few times: a
+  // directory kept changing all the while is given up (a loop of swaps).
+  async #settledListingOf(
+    fs: RootFs,
+    dir: DirHandle,
+    signal: AbortSignal | undefined,
+    opened?: Deno.FileInfo,
+  ): Promise<Listing> {
+    for (let attempt = 1;; attempt++) {
+      try {
+        return this.#listingOf(fs, dir, opened);
+      } catch (error) {
+        const code = errnoOf(error);
+        const waitMs = (error as { waitMs?: number }).waitMs ?? 0;
+        if (
+          attempt >= LISTING_ATTEMPTS ||
+          (code !== "EAGAIN" && code !== "ESTALE") || !(waitMs < Infinity)
+        ) {
+          if (code === "EAGAIN") {
+            throw Object.assign(new Error("it keeps changing"), {
+              code: "ESTALE",
+            });
+          }
+          throw error;
+        }
+        signal?.throwIfAborted();
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
+    }
+  }
+
   /** The sorted listing of the open directory `dir`, cached when large. */
   #listingOf(fs: RootFs, dir: DirHandle, opened?: Deno.FileInfo): Listing {
     // The metadata read when it was opened, just now, will do.
@@ -890,8 +927,9 @@ export class Workspace {
     try {
       let rootListing: Listing;
       try {
-        rootListing = this.#listingOf(fs, startDir);
+        rootListing = await this.#settledListingOf(fs, startDir, signal);
       } catch (error) {
+        signal?.throwIfAborted();
         throw unreadable(path, errnoOf(error) || "it changed while read");
       }
       skips.badNames += rootListing.badNames;
@@ -1083,10 +1121,17 @@ export class Workspace {
         visited.add(id);
         let listing: Listing;
         try {
-          listing = this.#listingOf(fs, child, opened.info);
-        } catch {
+          listing = await this.#settledListingOf(
+            fs,
+            child,
+            signal,
+            opened.info,
+          );
+        } catch (error) {
+          signal?.throwIfAborted();
           fs.close(child.fd);
-          skips.unreadable++;
+          if (errnoOf(error) === "ESTALE") skips.vanished++;
+          else skips.unreadable++;
           continue;
         }
         skips.badNames += listing.badNames;
