@@ -890,7 +890,8 @@ export class Workspace {
     try {
       let rootListing: Listing;
       try {
-        rootListing = this.#listingOf(fs, startDir);
+        // The start's metadata was read as it was reached, just now.
+        rootListing = this.#listingOf(fs, startDir, start.info);
       } catch (error) {
         throw unreadable(path, errnoOf(error) || "it changed while read");
       }
@@ -1153,7 +1154,10 @@ export class Workspace {
     } catch {
       return undefined;
     }
-    const opened = fs.openAt(parent, origin.name, true);
+    // A checked step, as the walk descends (the chain is kept only for
+    // re-checked paths, where a directory is listed by its path): no
+    // descriptor to open, fstat and close.
+    const opened = fs.stepAt(parent, origin.name);
     if (opened.kind !== "open") return undefined;
     if (!opened.info.isDirectory) {
       fs.close(opened.fd);
