@@ -8,6 +8,7 @@
 
 import type { ToolAnnotations } from "../mcp/tool.ts";
 import type { WalkSkips } from "../workspace/workspace.ts";
+import { yieldToEventLoop } from "../workspace/secure_fs.ts";
 
 /** Limits on what one tool call returns; each is settable by flag. */
 export interface ToolCaps {
@@ -30,8 +31,9 @@ export const READ_ONLY: ToolAnnotations = {
 
 /**
  * Most time a tool's loop runs before it yields to the event loop, in
- * milliseconds: long enough to cost little, short enough that a cancel
- * notification or a ping waiting on stdin is read promptly.
+ * milliseconds: long enough to cost little, short enough that other
+ * requests waiting for their turn get it promptly (input is read at every
+ * {@linkcode INPUT_EVERY_MS}).
  */
 export const SLICE_MS = 10;
 
@@ -46,6 +48,17 @@ export function macrotask(): Promise<void> {
 }
 
 /**
+ * Longest a paced call goes between two {@linkcode macrotask} turns, the
+ * turns in which input is read (ms). Such a turn costs a millisecond or
+ * two (the runtime clamps a timer's zero delay; 2.2 ms measured under
+ * load), a fifth of a 10 ms slice, so the pauses in between take a turn
+ * that runs the work already waiting (other requests, replies) but does
+ * not wait for I/O: a cancel is still read within this, well inside the
+ * 100 ms a cancel may take.
+ */
+export const INPUT_EVERY_MS = 40;
+
+/**
  * Least time between two progress reports of one tool call (ms): a fast
  * call sends none, a long one about ten a second.
  */
@@ -54,7 +67,8 @@ export const PROGRESS_INTERVAL_MS = 100;
 /**
  * Paces a long-running tool call: {@linkcode Pacer.due} says (cheaply)
  * when the current slice of work is used up, and {@linkcode Pacer.pause}
- * then yields a real macrotask so that input (a cancel, a ping) is read.
+ * then yields to the event loop: a real macrotask, so that input (a
+ * cancel, a ping) is read, at least every {@linkcode INPUT_EVERY_MS}.
  * Both throw the abort reason once the call is cancelled, so a loop that
  * paces itself also stops with it. `onPause`, when given, runs at a pause
  * at most every {@linkcode PROGRESS_INTERVAL_MS}: where a long call reports
@@ -65,6 +79,7 @@ export class Pacer {
   readonly #onPause: (() => void) | undefined;
   #sliceEnd: number;
   #reportAt: number;
+  #inputAt: number;
 
   /**
    * A pacer for the call whose cancellation `signal` carries; `onPause`
@@ -77,6 +92,7 @@ export class Pacer {
     const now = performance.now();
     this.#sliceEnd = now + SLICE_MS;
     this.#reportAt = now + PROGRESS_INTERVAL_MS;
+    this.#inputAt = now + INPUT_EVERY_MS;
   }
 
   /** Whether the slice is used up (throws when the call was cancelled). */
@@ -94,7 +110,10 @@ export class Pacer {
         this.#onPause();
       }
     }
-    await macrotask();
+    if (performance.now() >= this.#inputAt) {
+      await macrotask();
+      this.#inputAt = performance.now() + INPUT_EVERY_MS;
+    } else await yieldToEventLoop();
     this.#signal.throwIfAborted();
     this.#sliceEnd = performance.now() + SLICE_MS;
   }

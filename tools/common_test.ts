@@ -1,5 +1,11 @@
 import { strict as assert } from "node:assert";
-import { Pacer, PROGRESS_INTERVAL_MS } from "./common.ts";
+import { loadNodeFs } from "../workspace/secure_fs.ts";
+import {
+  INPUT_EVERY_MS,
+  Pacer,
+  PROGRESS_INTERVAL_MS,
+  SLICE_MS,
+} from "./common.ts";
 
 /**
  * Work for `ms` on a clock the test drives, paced as a tool's loop is: one
@@ -52,4 +58,26 @@ Deno.test("Pacer: a cancelled call stops at its next check", async () => {
   controller.abort(new Error("cancelled"));
   assert.throws(() => pacer.due(), /cancelled/);
   await assert.rejects(pacer.tick(), /cancelled/);
+});
+
+Deno.test("Pacer: a timer turn (input read) at most every INPUT_EVERY_MS of work, cheaper turns between", async () => {
+  // The cheaper turn is setImmediate's, from the module the workspace
+  // loads before any walk or read.
+  await loadNodeFs();
+  const realSetTimeout = globalThis.setTimeout;
+  let timers = 0;
+  globalThis.setTimeout = ((...args: Parameters<typeof setTimeout>) => {
+    timers++;
+    return realSetTimeout(...args);
+  }) as typeof setTimeout;
+  const ms = INPUT_EVERY_MS * 10;
+  try {
+    await work(ms);
+  } finally {
+    globalThis.setTimeout = realSetTimeout;
+  }
+  // Pauses come every SLICE_MS: a timer at each would be ms / SLICE_MS.
+  assert.ok(ms / SLICE_MS >= 2 * (ms / INPUT_EVERY_MS + 1));
+  assert.ok(timers >= ms / INPUT_EVERY_MS - 1, `${timers} timer turns`);
+  assert.ok(timers <= ms / INPUT_EVERY_MS + 1, `${timers} timer turns`);
 });

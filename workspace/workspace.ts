@@ -927,7 +927,13 @@ export class Workspace {
     try {
       let rootListing: Listing;
       try {
-        rootListing = await this.#settledListingOf(fs, startDir, signal);
+        // The start's metadata was read as it was reached, just now.
+        rootListing = await this.#settledListingOf(
+          fs,
+          startDir,
+          signal,
+          start.info,
+        );
       } catch (error) {
         signal?.throwIfAborted();
         throw unreadable(path, errnoOf(error) || "it changed while read");
@@ -1198,7 +1204,10 @@ export class Workspace {
     } catch {
       return undefined;
     }
-    const opened = fs.openAt(parent, origin.name, true);
+    // A checked step, as the walk descends (the chain is kept only for
+    // re-checked paths, where a directory is listed by its path): no
+    // descriptor to open, fstat and close.
+    const opened = fs.stepAt(parent, origin.name);
     if (opened.kind !== "open") return undefined;
     if (!opened.info.isDirectory) {
       fs.close(opened.fd);
