@@ -3,9 +3,10 @@
  *
  * A scan spends its time in file operations (under `--allow-read` each open
  * pays the runtime's permission check) and in matching, on one core. Here
- * the directory's own entries are listed on the main thread and become
- * units: each subdirectory a unit (its whole subtree), each run of files
- * one more. {@linkcode SCAN_WORKERS} workers take the units in order, each
+ * the directory is walked on the main thread down to
+ * {@linkcode SPLIT_DEPTH} and its entries become units: each directory at
+ * that depth a unit (its whole subtree), each run of files above it one
+ * more, handed out as the walk makes them. {@linkcode SCAN_WORKERS} workers take the units in order, each
  * walking, reading (synchronously: a worker's blocking call blocks that
  * worker alone), testing the raw bytes and matching, and post back only
  * the files with matches, in chunks. The main thread composes the chunks
@@ -53,6 +54,16 @@ import {
 // An idle worker is stopped after this long (ms): warm for the next
 // search, but a live worker would keep a process that is done from ending.
 const IDLE_MS = 3000;
+
+/**
+ * Depth of the directories that become units of their own (their whole
+ * subtree); the walk on the main thread descends the ones above. Units
+ * from the second level keep two workers busy to the end (the kernel's
+ * largest is 7% of it, against 40% for its largest top-level directory)
+ * and spread the first part of the tree, where a capped search ends, over
+ * both; deeper levels would leave too many files to be read by path.
+ */
+export const SPLIT_DEPTH = 2;
 
 /** Worker threads scans use by default. */
 export const SCAN_WORKERS = 2;
@@ -383,42 +394,11 @@ export async function scanSearch(
     ? () => true
     : globMatcher(q.glob.pattern, q.glob.base);
 
-  // The directory's own entries, as the sequential walk meets them.
   const mainSkips = walkSkips();
   const units: UnitState[] = [];
-  const state = (unit: ScanUnit, at: number[][]): UnitState => ({
-    unit,
-    at,
-    records: [],
-    cursor: 0,
-    examined: 0,
-    epoch: 0,
-  });
-  for await (
-    const entry of ws.walk({ path, maxDepth: 1, signal, skips: mainSkips })
-  ) {
-    if (entry.isDirectory) {
-      // A linked directory is listed, never descended.
-      if (ws.isLink(entry)) continue;
-      units.push(state({ kind: "dir", path: entry.relative }, [
-        skipsArray(mainSkips),
-      ]));
-      continue;
-    }
-    if (!entry.isFile || !inGlob(entry.relative)) continue;
-    const last = units[units.length - 1];
-    if (last !== undefined && last.unit.kind === "files") {
-      last.unit.paths.push(entry.relative);
-      last.at.push(skipsArray(mainSkips));
-    } else {
-      units.push(
-        state({ kind: "files", paths: [entry.relative] }, [
-          skipsArray(mainSkips),
-        ]),
-      );
-    }
-  }
-  const endSkips = skipsArray(mainSkips);
+  // Set once the walk here has made every unit, with its skips then.
+  let walked = false;
+  let endSkips: number[] = [];
 
   const stop = new Int32Array(new SharedArrayBuffer(4));
   const result = Promise.withResolvers<ScanOutcome>();
@@ -499,7 +479,7 @@ export async function scanSearch(
       add(unitSkips, u.done.skips);
       head++;
     }
-    if (settled) return;
+    if (settled || !walked) return;
     if (capped !== undefined) {
       return finish({
         matches,
@@ -582,30 +562,77 @@ export async function scanSearch(
     }
   }, 50);
 
-  if (units.length === 0) {
-    compose();
-  } else {
-    for (const u of units) {
-      if (!useWorkers) {
-        local(u);
+  // The directory is walked here down to SPLIT_DEPTH, as the sequential
+  // walk meets its entries: each directory at that depth becomes a unit
+  // (its whole subtree), each run of files above it one more. Units go to
+  // the workers as the walk makes them.
+  const state = (unit: ScanUnit, at: number[][]): UnitState => ({
+    unit,
+    at,
+    records: [],
+    cursor: 0,
+    examined: 0,
+    epoch: 0,
+  });
+  const start = (u: UnitState) => {
+    if (!useWorkers) return local(u);
+    const id = nextId++;
+    waiting.push({
+      job: { id, config, unit: u.unit, query: q, stop, matching: NO_CLOCK },
+      deliver: (reply) => {
+        if (settled) return;
+        if ("chunk" in reply) take(u, reply.chunk);
+        else if ("error" in reply) local(u);
+        // "stopped": only after the call settled.
+      },
+      lost: () => {
+        if (!settled) local(u);
+      },
+    });
+    dispatch();
+  };
+  // A run of files is started once the run ends.
+  let run: UnitState | undefined;
+  try {
+    for await (
+      const entry of ws.walk({
+        path,
+        maxDepth: SPLIT_DEPTH,
+        signal,
+        skips: mainSkips,
+      })
+    ) {
+      if (settled) break;
+      if (entry.isDirectory) {
+        // A linked directory is listed, never descended; one above
+        // SPLIT_DEPTH is descended by this walk.
+        if (ws.isLink(entry) || entry.depth < SPLIT_DEPTH) continue;
+        if (run !== undefined) start(run);
+        run = undefined;
+        const u = state({ kind: "dir", path: entry.relative }, [
+          skipsArray(mainSkips),
+        ]);
+        units.push(u);
+        start(u);
         continue;
       }
-      const id = nextId++;
-      const running: Running = {
-        job: { id, config, unit: u.unit, query: q, stop, matching: NO_CLOCK },
-        deliver: (reply) => {
-          if (settled) return;
-          if ("chunk" in reply) take(u, reply.chunk);
-          else if ("error" in reply) local(u);
-          // "stopped": only after the call settled.
-        },
-        lost: () => {
-          if (!settled) local(u);
-        },
-      };
-      waiting.push(running);
+      if (!entry.isFile || !inGlob(entry.relative)) continue;
+      if (run !== undefined && run.unit.kind === "files") {
+        run.unit.paths.push(entry.relative);
+        run.at.push(skipsArray(mainSkips));
+      } else {
+        run = state({ kind: "files", paths: [entry.relative] }, [
+          skipsArray(mainSkips),
+        ]);
+        units.push(run);
+      }
     }
-    if (useWorkers) dispatch();
+  } catch (error) {
+    finish(undefined, error);
   }
+  if (run !== undefined && !settled) start(run);
+  endSkips = skipsArray(mainSkips);
+  walked = true;
+  compose();
   return await result.promise;
 }

@@ -40,18 +40,31 @@ export interface SearchableSource {
 export async function readSearchable(
   ws: SearchableSource,
   target: string | WalkEntry,
-  options: { maxBytes: number; signal?: AbortSignal; scratch: Uint8Array },
+  options: {
+    maxBytes: number;
+    signal?: AbortSignal;
+    scratch: Uint8Array;
+    /** Judges UTF-8 as `decodesAsUtf8` does (see `isProbablyText`). */
+    validUtf8?: (bytes: Uint8Array) => boolean;
+  },
 ): Promise<Uint8Array | undefined> {
   let read: ReadResult;
   try {
-    read = await ws.readFile(target, { ...options, skipLarger: true });
+    read = await ws.readFile(target, {
+      maxBytes: options.maxBytes,
+      signal: options.signal,
+      scratch: options.scratch,
+      skipLarger: true,
+    });
   } catch (error) {
     if (!(error instanceof WorkspaceError)) throw error;
     return undefined;
   }
   if (read.truncated) return undefined;
   const bytes = read.bytes;
-  return isProbablyText(bytes.subarray(0, SNIFF_BYTES)) ? bytes : undefined;
+  return isProbablyText(bytes.subarray(0, SNIFF_BYTES), options.validUtf8)
+    ? bytes
+    : undefined;
 }
 
 /** What a scan searches for, and its caps (the same for every unit). */
@@ -109,6 +122,20 @@ export interface UnitChunk {
 
 /** Largest file read into a scan's reused buffer. */
 const SCRATCH_BYTES = 1 << 20;
+
+/** Bytes of the buffer {@linkcode scanUnit} reads files of `q` into. */
+export function scanScratchBytes(q: ScanQuery): number {
+  return Math.min(q.maxReadBytes, SCRATCH_BYTES) + 1;
+}
+
+// `node:buffer`'s UTF-8 check: it answers as a fatal TextDecoder does,
+// without making a string of every file's first 8 KiB. Loaded on a
+// unit's first use (the workspace has loaded the Node layer by then).
+let utf8Check: Promise<(bytes: Uint8Array) => boolean> | undefined;
+
+function validUtf8(): Promise<(bytes: Uint8Array) => boolean> {
+  return utf8Check ??= import("node:buffer").then((m) => m.isUtf8);
+}
 
 // A unit reports at least this often (ms), so progress, the cap and the
 // regex budget are seen while a large subtree is scanned.
@@ -191,14 +218,43 @@ export function literalLineHits(
 /**
  * Lines of `text` that `re` matches, at most `limit`, as the regex worker
  * answers them: split on "\n", a final empty line dropped, "\r" stripped.
+ * With `literal`, a string every match contains (`requiredLiteral`), only
+ * the lines holding it are tested: the same lines match, and a file is
+ * not split into lines that mostly cannot.
  */
 export function regexLineHits(
   text: string,
   re: RegExp,
   limit: number,
   maxChars: number,
+  literal?: string,
 ): LineHit[] {
   const hits: LineHit[] = [];
+  if (
+    literal !== undefined && literal !== "" && !literal.includes("\n") &&
+    !literal.includes("\r")
+  ) {
+    let lineNumber = 1;
+    let lineStart = 0;
+    let from = 0;
+    while (hits.length < limit) {
+      const at = text.indexOf(literal, from);
+      if (at === -1) break;
+      // Count the lines up to the one holding the literal.
+      let newline: number;
+      while ((newline = text.indexOf("\n", lineStart)) !== -1 && newline < at) {
+        lineNumber++;
+        lineStart = newline + 1;
+      }
+      const end = newline;
+      let line = text.slice(lineStart, end === -1 ? text.length : end);
+      if (line.endsWith("\r")) line = line.slice(0, -1);
+      if (re.test(line)) hits.push([lineNumber, clip(line, maxChars)]);
+      if (end === -1) break;
+      from = end + 1;
+    }
+    return hits;
+  }
   const lines = text.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
   for (let i = 0; i < lines.length; i++) {
@@ -228,7 +284,9 @@ export class UnitStopped extends Error {
  * given, is awaited at each report (the main thread gives the event loop
  * a turn there). `matching[0]`, when given, holds the time (`Date.now()`)
  * the regex match of the current file started, 0 between files: a watcher
- * on another thread can tell a match that does not end.
+ * on another thread can tell a match that does not end. `scratch` (of
+ * {@linkcode scanScratchBytes} for the same caps), when given, is read into
+ * instead of a new buffer: a thread that runs one unit at a time keeps one.
  */
 export async function scanUnit(
   ws: Workspace,
@@ -238,15 +296,18 @@ export async function scanUnit(
   emit: (chunk: UnitChunk) => void,
   pause?: () => Promise<void>,
   matching?: Float64Array,
+  scratch: Uint8Array = new Uint8Array(scanScratchBytes(q)),
 ): Promise<void> {
-  const scratch = new Uint8Array(Math.min(q.maxReadBytes, SCRATCH_BYTES) + 1);
+  const isUtf8 = await validUtf8();
   // Files whose bytes cannot hold the query (or, for a case-sensitive
   // regex, a run of characters every match holds) are never decoded.
   let mayContain: ((bytes: Uint8Array) => boolean) | undefined;
+  // For a regex: the text every match holds, when known.
+  let literal: string | undefined;
   if (q.regex === undefined) {
     mayContain = literalPrefilter(q.query, q.caseSensitive);
   } else if (q.caseSensitive) {
-    const literal = requiredLiteral(q.regex.source);
+    literal = requiredLiteral(q.regex.source);
     if (literal !== undefined) mayContain = literalPrefilter(literal, true);
   }
   const re = q.regex === undefined
@@ -324,6 +385,7 @@ export async function scanUnit(
     const bytes = await readSearchable(ws, target, {
       maxBytes: q.maxReadBytes,
       scratch,
+      validUtf8: isUtf8,
     });
     if (bytes === undefined) {
       skipped++;
@@ -337,7 +399,13 @@ export async function scanUnit(
     let hits: LineHit[];
     if (re !== undefined) {
       if (matching !== undefined) matching[0] = Date.now();
-      hits = regexLineHits(text, re, q.limit - found, q.maxLineChars);
+      hits = regexLineHits(
+        text,
+        re,
+        q.limit - found,
+        q.maxLineChars,
+        literal,
+      );
       if (matching !== undefined) matching[0] = 0;
     } else {
       hits = literalLineHits(text, q.query, q.caseSensitive, q.limit - found)

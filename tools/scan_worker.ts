@@ -8,7 +8,7 @@
 
 import { Workspace } from "../workspace/workspace.ts";
 import type { ScanJob, ScanReply } from "./scan_pool.ts";
-import { scanUnit, UnitStopped } from "./scan_unit.ts";
+import { scanScratchBytes, scanUnit, UnitStopped } from "./scan_unit.ts";
 
 interface Scope {
   onmessage: ((event: MessageEvent<ScanJob>) => void) | null;
@@ -33,6 +33,16 @@ function workspaceFor(job: ScanJob): Promise<Workspace> {
 
 let queue = Promise.resolve();
 
+// Jobs run one at a time, so one read buffer serves them all (a search
+// makes hundreds of units; a fresh megabyte each was garbage).
+let scratch: Uint8Array | undefined;
+
+function scratchFor(job: ScanJob): Uint8Array {
+  const wanted = scanScratchBytes(job.query);
+  if (scratch?.length !== wanted) scratch = new Uint8Array(wanted);
+  return scratch;
+}
+
 async function run(job: ScanJob): Promise<void> {
   const stop = job.stop;
   try {
@@ -45,6 +55,7 @@ async function run(job: ScanJob): Promise<void> {
       (chunk) => scope.postMessage({ id: job.id, chunk }),
       undefined,
       job.matching,
+      scratchFor(job),
     );
   } catch (error) {
     if (error instanceof UnitStopped) {
