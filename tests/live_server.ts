@@ -33,6 +33,9 @@ export class LiveServer implements AsyncDisposable {
   readonly #received: Received[] = [];
   readonly #waiters = new Set<() => void>();
   readonly #reading: Promise<void>;
+  readonly #logging: Promise<void>;
+  #stderr = "";
+  #exit: Deno.CommandStatus | undefined;
   #nextId = 1000;
 
   private constructor(args: string[], launch?: LiveLaunch) {
@@ -41,11 +44,31 @@ export class LiveServer implements AsyncDisposable {
       args: full,
       stdin: "piped",
       stdout: "piped",
-      stderr: "null",
+      stderr: "piped",
       env: { NO_COLOR: "1" },
     }).spawn();
     this.#writer = this.#child.stdin.getWriter();
     this.#reading = this.#read();
+    this.#logging = this.#log();
+    this.#child.status.then((status) => this.#exit = status);
+  }
+
+  /** Keep the last 4 KiB of stderr, for a failure to show why. */
+  async #log(): Promise<void> {
+    const text = this.#child.stderr.pipeThrough(new TextDecoderStream());
+    for await (const chunk of text) {
+      this.#stderr = (this.#stderr + chunk).slice(-4096);
+    }
+  }
+
+  /** Whether (and how) the process ended, and the end of its stderr. */
+  get state(): string {
+    const ended = this.#exit === undefined
+      ? "running"
+      : `exited (code ${this.#exit.code}, signal ${this.#exit.signal})`;
+    return `${ended}; stderr ends: ${
+      JSON.stringify(this.#stderr.slice(-1024))
+    }`;
   }
 
   /**
@@ -160,15 +183,22 @@ export class LiveServer implements AsyncDisposable {
   async cpuMs(): Promise<number> {
     // Through cat: Deno grants /proc only to --allow-all, tests have
     // --allow-run.
-    const { stdout } = await new Deno.Command("cat", {
+    const { stdout, stderr } = await new Deno.Command("cat", {
       args: [`/proc/${this.pid}/stat`],
       stdout: "piped",
-      stderr: "null",
+      stderr: "piped",
     }).output();
     const stat = new TextDecoder().decode(stdout);
     // Fields after the command name, which is in parentheses.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     const ticks = Number(fields[11]) + Number(fields[12]);
+    if (!Number.isFinite(ticks)) {
+      throw new Error(
+        `cannot read the CPU time of process ${this.pid} (${
+          new TextDecoder().decode(stderr).trim() || JSON.stringify(stat)
+        }); the server is ${this.state}`,
+      );
+    }
     return ticks * 10; // USER_HZ is 100 on Linux.
   }
 
@@ -185,6 +215,7 @@ export class LiveServer implements AsyncDisposable {
     await this.#child.status;
     clearTimeout(timer);
     await this.#reading.catch(() => {});
+    await this.#logging.catch(() => {});
   }
 }
 

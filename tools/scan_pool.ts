@@ -402,6 +402,11 @@ export async function scanSearch(
 
   const stop = new Int32Array(new SharedArrayBuffer(4));
   const result = Promise.withResolvers<ScanOutcome>();
+  // A cancel (or a regex over budget) settles the call while the walk
+  // below may still be waiting on the file system, before the answer is
+  // awaited at the end: marked handled here, or the process would end on
+  // an unhandled rejection. The await below still sees it.
+  result.promise.catch(() => {});
   let settled = false;
   const matches: ScanMatch[] = [];
   const limit = q.limit;

@@ -55,6 +55,38 @@ Deno.test("scanSearch: a cancel rejects with its reason at once; the next scan a
   }
 });
 
+Deno.test("scanSearch: a cancel while the walk waits for the file system rejects once, with nothing left unhandled", async () => {
+  const root = await tree(4, 2);
+  try {
+    const ws = await Workspace.open(root);
+    const controller = new AbortController();
+    // The cancel comes while the walk is between entries, waiting on a
+    // timer (as it waits on the file system): the call's answer is
+    // rejected then, before anything awaits it. An unhandled rejection
+    // ends the process, so the test fails if the answer was left so.
+    const walk = ws.walk.bind(ws);
+    ws.walk = async function* (options) {
+      for await (const entry of walk(options)) {
+        yield entry;
+        if (!controller.signal.aborted) {
+          controller.abort("test");
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+      }
+    };
+    await assert.rejects(
+      scanSearch(ws, "", QUERY, {
+        signal: controller.signal,
+        budgetMs: 60_000,
+      }),
+      (error) => error === "test",
+    );
+  } finally {
+    stopScanWorkers();
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
 Deno.test("scanSearch: the cap answers the first matches in walk order", async () => {
   const root = await tree(6, 5);
   try {
