@@ -876,7 +876,9 @@ class Connection {
         this.deadline = this.#server.after(this.#server.headerTimeoutMs);
       }
       const more = await this.#fill();
-      if (!more || this.#closed) return undefined;
+      // A refusal (a 408 at the header deadline) may have come while this
+      // read waited: what arrives now is the lingering close's to drop.
+      if (!more || this.#closed || this.#failing) return undefined;
       if (this.#state === State.Idle) {
         this.#state = State.Head;
         this.deadline = this.#server.after(this.#server.headerTimeoutMs);
@@ -1075,7 +1077,9 @@ class Connection {
         ) {
           // The head just before the body: one write, no copy.
           const at = HEAD_ROOM - lines.length;
-          encodeHead(lines, pooled.subarray(at));
+          // Bounded: a head of non-ASCII bytes is first tried as UTF-8,
+          // longer than its latin-1, which must not run into the body.
+          encodeHead(lines, pooled.subarray(at, HEAD_ROOM));
           await this.#writeAll(pooled.subarray(at, HEAD_ROOM + length));
         } else {
           const out = new Uint8Array(lines.length + length);

@@ -283,6 +283,35 @@ Deno.test("http1: stalled headers are closed with 408 at the header deadline, wh
   );
 });
 
+Deno.test("http1: after a 408, the rest of the late head is dropped, nothing is served, and the connection closes", async () => {
+  const paths: string[] = [];
+  await withServer(
+    { headerTimeoutMs: 200 },
+    (request) => {
+      paths.push(new URL(request.url).pathname);
+      return new Response("served\n");
+    },
+    async (server, port) => {
+      const conn = await connect(port);
+      await conn.write(encoder.encode("GET /late HTTP/1.1\r\nHost: a\r\n"));
+      // The answer, then the end of the server's sending side.
+      assert.match(await readToEnd(conn), /^HTTP\/1\.1 408 /);
+      // The head's end, and a whole request after it, arrive late, and
+      // the client stays: the server closes on its own.
+      await conn.write(
+        encoder.encode("\r\nGET /next HTTP/1.1\r\nHost: a\r\n\r\n"),
+      );
+      const started = performance.now();
+      while (server.connections > 0 && performance.now() - started < 5_000) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      conn.close();
+      assert.deepEqual(paths, []);
+      assert.equal(server.connections, 0, "the connection is still open");
+    },
+  );
+});
+
 Deno.test("http1: a connection that sends nothing is closed silently at the header deadline", async () => {
   await withServer({ headerTimeoutMs: 100 }, echo, async (server, port) => {
     const silent = await connect(port);
@@ -717,6 +746,14 @@ Deno.test("http1: response bodies are sent exactly: text through the pooled buff
         return new Response(binary, {
           headers: { "content-type": "application/octet-stream" },
         });
+      case "/latin1":
+        // A head with bytes over 0x7F (latin-1, one byte each).
+        return new Response('{"ok":true}', {
+          headers: {
+            "content-type": "application/json",
+            "x-name": "caf\u00e9 \u00ff",
+          },
+        });
       default:
         // A head larger than the room kept for it.
         return new Response('{"ok":true}', {
@@ -733,6 +770,9 @@ Deno.test("http1: response bodies are sent exactly: text through the pooled buff
     };
     assert.deepEqual(await fetched("/big"), new TextEncoder().encode(big));
     assert.deepEqual(await fetched("/binary"), binary);
+    const latin = await fetch(`http://127.0.0.1:${port}/latin1`);
+    assert.equal(latin.headers.get("x-name"), "caf\u00e9 \u00ff");
+    assert.equal(await latin.text(), '{"ok":true}');
     assert.equal(
       new TextDecoder().decode(await fetched("/long")),
       '{"ok":true}',
