@@ -449,6 +449,7 @@ async function serveOverHttp(config: Config): Promise<number> {
       sessionIdleTimeoutMs: config.idleTimeout * 1000,
       headerTimeoutMs: config.headerTimeout * 1000,
       keepAliveTimeoutMs: config.keepAliveTimeout * 1000,
+      writeTimeoutMs: config.writeTimeout * 1000,
       maxConnections: config.maxConnections,
       maxSessions: config.maxSessions,
       signal: stop.signal,

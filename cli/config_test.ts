@@ -81,6 +81,7 @@ Deno.test("serveArgs: carries every flag that differs from its default", () => {
     idleTimeout: 60,
     headerTimeout: 20,
     keepAliveTimeout: 30,
+    writeTimeout: 40,
     maxConnections: 100,
     maxSessions: 5,
   });
@@ -130,6 +131,8 @@ Deno.test("serveArgs: carries every flag that differs from its default", () => {
     "20",
     "--keep-alive-timeout",
     "30",
+    "--write-timeout",
+    "40",
     "--max-connections",
     "100",
     "--max-sessions",

@@ -305,6 +305,15 @@ export const FLAGS = {
     help:
       "with `--http`: a connection waiting for its next request this long is closed",
   },
+  writeTimeout: {
+    name: "write-timeout",
+    kind: "count",
+    arg: "SECONDS",
+    default: 30,
+    max: 2_147_483,
+    help:
+      "with `--http`: a client that takes none of a response (or of an event stream) for this long has its connection closed",
+  },
   maxConnections: {
     name: "max-connections",
     kind: "count",

@@ -200,12 +200,13 @@ Deno.test("flags: the HTTP flags' lists and environment variable name", () => {
   );
 });
 
-Deno.test("flags: --idle-timeout, --header-timeout and --keep-alive-timeout take at most what a timer can wait, in seconds", () => {
+Deno.test("flags: --idle-timeout, --header-timeout, --keep-alive-timeout and --write-timeout take at most what a timer can wait, in seconds", () => {
   for (
     const [flag, key] of [
       ["--idle-timeout", "idleTimeout"],
       ["--header-timeout", "headerTimeout"],
       ["--keep-alive-timeout", "keepAliveTimeout"],
+      ["--write-timeout", "writeTimeout"],
     ] as const
   ) {
     assert.equal(config(parseFlags([flag, "2147483"], "/w"))[key], 2_147_483);
@@ -222,5 +223,6 @@ Deno.test("flags: --idle-timeout, --header-timeout and --keep-alive-timeout take
   }
   assert.equal(DEFAULTS.headerTimeout, 10);
   assert.equal(DEFAULTS.keepAliveTimeout, 75);
+  assert.equal(DEFAULTS.writeTimeout, 30);
   assert.equal(DEFAULTS.maxConnections, 4096);
 });

@@ -129,6 +129,11 @@ export interface HttpOptions {
    * 75 s.
    */
   keepAliveTimeoutMs?: number;
+  /**
+   * How long a write may wait for the client to take any of it (ms);
+   * default 30 s. A client that stops reading is closed after it.
+   */
+  writeTimeoutMs?: number;
   /** Most connections open at once (more: 503); default 4,096. */
   maxConnections?: number;
   /** How long a session may go unused before it ends (ms); default 30 min. */
@@ -289,6 +294,7 @@ class StreamableHttpServer implements HttpServer {
       // Left out, each takes serveHttp1's default.
       headerTimeoutMs: options.headerTimeoutMs,
       keepAliveTimeoutMs: options.keepAliveTimeoutMs,
+      writeTimeoutMs: options.writeTimeoutMs,
       maxConnections: options.maxConnections,
       onError: (error) => {
         this.#logger.log("error", "serving an HTTP request failed:", error);

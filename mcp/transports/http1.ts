@@ -32,6 +32,9 @@ export const DEFAULT_HEADER_TIMEOUT_MS = 10_000;
 /** Default of {@linkcode Http1Options.keepAliveTimeoutMs}: 75 seconds. */
 export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 75_000;
 
+/** Default of {@linkcode Http1Options.writeTimeoutMs}: 30 seconds. */
+export const DEFAULT_WRITE_TIMEOUT_MS = 30_000;
+
 /** Default of {@linkcode Http1Options.maxConnections}. */
 export const DEFAULT_MAX_CONNECTIONS = 4_096;
 
@@ -58,6 +61,13 @@ export interface Http1Options {
    * proxy reuses it.
    */
   keepAliveTimeoutMs?: number;
+  /**
+   * How long a write to the client may wait for the client to take any of
+   * it (ms); default 30 s. A client that stops reading (a full socket
+   * buffer) holds its connection, and the response it is sent, only this
+   * long: past it the connection closes.
+   */
+  writeTimeoutMs?: number;
   /**
    * Most connections open at once; default 4,096. One more is answered
    * 503 and closed at once.
@@ -408,6 +418,7 @@ class Server implements Http1Server {
   readonly handler: Http1Handler;
   readonly headerTimeoutMs: number;
   readonly keepAliveTimeoutMs: number;
+  readonly writeTimeoutMs: number;
   readonly maxConnections: number;
   readonly maxHeaderBytes: number;
   readonly onError: (error: unknown) => Response | Promise<Response>;
@@ -440,6 +451,10 @@ class Server implements Http1Server {
       "keepAliveTimeoutMs",
       options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
     );
+    this.writeTimeoutMs = timerMs(
+      "writeTimeoutMs",
+      options.writeTimeoutMs ?? DEFAULT_WRITE_TIMEOUT_MS,
+    );
     this.maxConnections = positive(
       "maxConnections",
       options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
@@ -459,7 +474,12 @@ class Server implements Http1Server {
     // second), so one expires at most a quarter of it late.
     const every = this.#every = Math.max(
       5,
-      Math.min(1_000, this.headerTimeoutMs / 4, this.keepAliveTimeoutMs / 4),
+      Math.min(
+        1_000,
+        this.headerTimeoutMs / 4,
+        this.keepAliveTimeoutMs / 4,
+        this.writeTimeoutMs / 4,
+      ),
     );
     this.#sweeper = setInterval(() => this.#sweep(), every);
     Deno.unrefTimer(this.#sweeper as unknown as number);
@@ -766,7 +786,9 @@ class Connection {
         );
       }
     } catch {
-      // A reset or a closed socket: nothing to answer.
+      // A reset, a closed socket or a write past its deadline: nothing to
+      // answer, and the request's handler and response stream are told.
+      this.#wentAway();
     }
     if (!this.#failing) this.close();
   }
@@ -1129,10 +1151,19 @@ class Connection {
     if (buffer !== undefined && pool.length < MAX_POOLED) pool.push(buffer);
   }
 
+  // Each write that waits on the client runs under the write deadline
+  // (a sweep past it closes the connection, which fails the write); the
+  // deadline running before is put back after.
   async #writeAll(bytes: Uint8Array): Promise<void> {
     let at = 0;
-    while (at < bytes.byteLength) {
-      at += await this.#conn.write(at === 0 ? bytes : bytes.subarray(at));
+    const before = this.deadline;
+    this.deadline = this.#server.after(this.#server.writeTimeoutMs);
+    try {
+      while (at < bytes.byteLength) {
+        at += await this.#conn.write(at === 0 ? bytes : bytes.subarray(at));
+      }
+    } finally {
+      if (!this.#closed) this.deadline = before;
     }
   }
 

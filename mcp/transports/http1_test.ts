@@ -312,6 +312,44 @@ Deno.test("http1: after a 408, the rest of the late head is dropped, nothing is 
   );
 });
 
+Deno.test("http1: a client that stops reading is closed at the write deadline, and its endless stream is cancelled", async () => {
+  let cancelled = false;
+  let sent = 0;
+  const chunk = new Uint8Array(64 * 1024).fill(120);
+  await withServer(
+    { writeTimeoutMs: 300 },
+    () =>
+      new Response(
+        new ReadableStream<Uint8Array>({
+          pull: (controller) => {
+            sent += chunk.byteLength;
+            controller.enqueue(chunk);
+          },
+          cancel: () => {
+            cancelled = true;
+          },
+        }),
+        { headers: { "content-type": "text/event-stream" } },
+      ),
+    async (server, port) => {
+      const conn = await connect(port);
+      await conn.write(encoder.encode("GET / HTTP/1.1\r\nHost: a\r\n\r\n"));
+      // Read nothing: the socket's buffers fill, and the write waits.
+      const started = performance.now();
+      while (
+        (server.connections > 0 || !cancelled) &&
+        performance.now() - started < 10_000
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      conn.close();
+      assert.ok(sent > 0);
+      assert.equal(server.connections, 0, "the connection is still open");
+      assert.ok(cancelled, "the response stream was not cancelled");
+    },
+  );
+});
+
 Deno.test("http1: a connection that sends nothing is closed silently at the header deadline", async () => {
   await withServer({ headerTimeoutMs: 100 }, echo, async (server, port) => {
     const silent = await connect(port);
@@ -672,6 +710,10 @@ Deno.test("http1: options out of range are refused", () => {
   assert.throws(
     () => serveHttp1({ port: 0, keepAliveTimeoutMs: 2 ** 31 }, echo),
     /keepAliveTimeoutMs must be/,
+  );
+  assert.throws(
+    () => serveHttp1({ port: 0, writeTimeoutMs: -1 }, echo),
+    /writeTimeoutMs must be/,
   );
   assert.throws(
     () => serveHttp1({ port: 0, maxConnections: 0 }, echo),

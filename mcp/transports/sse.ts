@@ -14,6 +14,12 @@ export const DEFAULT_REPLAY_EVENTS = 256;
 /** Characters of event data kept per stream for resumption. */
 export const DEFAULT_REPLAY_CHARS = 4 * 1024 * 1024;
 
+/**
+ * Bytes of events queued for an attached client that is not taking them
+ * (its connection's writes wait) before it is detached.
+ */
+export const DEFAULT_MAX_QUEUED_BYTES = 8 * 1024 * 1024;
+
 const encoder = new TextEncoder();
 
 interface Sent {
@@ -63,6 +69,7 @@ export class SseStream {
   readonly id: string;
   readonly #maxEvents: number;
   readonly #maxChars: number;
+  readonly #maxQueued: number;
   readonly #sent: Sent[] = [];
   #sentChars = 0;
   #seq = 0;
@@ -70,19 +77,29 @@ export class SseStream {
   #ended = false;
   /** The last sequence number written to an attached client. */
   #deliveredSeq = 0;
+  /** The last sequence number the attached client has taken for sure. */
+  #takenSeq = 0;
   /** Whether every event written so far has reached an attached client. */
   #delivered = true;
   /** Called when the attached client goes away (or is detached). */
   onDetach: (() => void) | undefined;
 
-  /** A stream with id `id`; events kept for replay are bounded. */
+  /**
+   * A stream with id `id`; events kept for replay are bounded, and so are
+   * the bytes queued for a client that does not read (`maxQueuedBytes`).
+   */
   constructor(
     id: string,
-    options: { maxEvents?: number; maxChars?: number } = {},
+    options: {
+      maxEvents?: number;
+      maxChars?: number;
+      maxQueuedBytes?: number;
+    } = {},
   ) {
     this.id = id;
     this.#maxEvents = options.maxEvents ?? DEFAULT_REPLAY_EVENTS;
     this.#maxChars = options.maxChars ?? DEFAULT_REPLAY_CHARS;
+    this.#maxQueued = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
   }
 
   /** Whether a client is attached now. */
@@ -128,6 +145,9 @@ export class SseStream {
       cancel: () => {
         if (this.#sink === controller) this.#lost();
       },
+    }, {
+      highWaterMark: this.#maxQueued,
+      size: (chunk) => chunk.byteLength,
     });
     this.#sink = controller;
     this.#delivered = true;
@@ -161,7 +181,37 @@ export class SseStream {
       this.#sentChars -= this.#sent.shift()!.text.length;
     }
     if (this.#sink === undefined) this.#delivered = false;
+    else if (this.#overflows(text)) this.#tooSlow();
     else if (this.#enqueue(text)) this.#deliveredSeq = seq;
+  }
+
+  // Whether `text` would take the attached client's queue past its bound.
+  // An empty queue takes any event: everything before it was taken.
+  #overflows(text: string): boolean {
+    const room = this.#sink?.desiredSize ?? 0;
+    if (room >= this.#maxQueued) {
+      this.#takenSeq = this.#deliveredSeq;
+      return false;
+    }
+    return room < text.length * 3 && room < encoder.encode(text).byteLength;
+  }
+
+  // The attached client takes nothing (its connection's writes wait):
+  // its response fails, so that its connection closes, and what was
+  // queued for it counts as undelivered, to be replayed on its resume.
+  #tooSlow(): void {
+    const sink = this.#sink!;
+    this.#deliveredSeq = this.#takenSeq;
+    this.#lost();
+    try {
+      sink.error(
+        new Error(
+          `the client took none of the last ${this.#maxQueued} bytes of events`,
+        ),
+      );
+    } catch {
+      // Gone already.
+    }
   }
 
   /**

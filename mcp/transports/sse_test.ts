@@ -70,3 +70,34 @@ Deno.test("SseStream: disconnect closes the client's response with a retry, and 
   stream.end();
   assert.equal(await text(again), encodeEvent("p_3", "late"));
 });
+
+Deno.test("SseStream: a client that takes nothing is detached past the queue bound, and resumes with what it missed", async () => {
+  const stream = new SseStream("q", { maxQueuedBytes: 1_000 });
+  let detached = 0;
+  stream.onDetach = () => detached++;
+  const body = stream.attach();
+  const reader = body.getReader();
+  // Taken at once: the queue is empty again.
+  stream.write("first");
+  const first = await reader.read();
+  assert.equal(
+    new TextDecoder().decode(first.value),
+    encodeEvent("q_1", "first"),
+  );
+  // Then nothing is read: 20 events of about 100 bytes go past the bound.
+  const data = "x".repeat(60);
+  for (let i = 0; i < 20; i++) stream.write(data);
+  assert.equal(stream.attached, false);
+  assert.equal(detached, 1);
+  assert.equal(stream.delivered, false);
+  await assert.rejects(reader.read(), /took none of the last 1000 bytes/);
+  // A fresh attach for what no client got replays all 20, from q_2.
+  const again = stream.attach({ undelivered: true });
+  stream.end();
+  const replayed = await text(again);
+  assert.equal(
+    replayed,
+    Array.from({ length: 20 }, (_, i) => encodeEvent(`q_${i + 2}`, data))
+      .join(""),
+  );
+});
