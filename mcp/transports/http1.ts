@@ -206,6 +206,16 @@ export interface RequestHead {
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // deno-lint-ignore no-control-regex -- control characters are what it finds
 const FIELD_VALUE = /^[^\x00-\x08\x0a-\x1f\x7f]*$/;
+/**
+ * A chunk-size line (RFC 9112, 7.1.1): the size in hex, then extensions,
+ * each a token name with an optional token or quoted-string value. Kept
+ * exact, so that no proxy in front can read where a chunk ends otherwise.
+ */
+const CHUNK_SIZE_LINE =
+  /^([0-9A-Fa-f]{1,12})(?:[ \t]*;[ \t]*[!#$%&'*+\-.^_`|~0-9A-Za-z]+(?:[ \t]*=[ \t]*(?:[!#$%&'*+\-.^_`|~0-9A-Za-z]+|"(?:[\t \x21\x23-\x5b\x5d-\x7e\x80-\xff]|\\[\t \x21-\x7e\x80-\xff])*"))?)*$/;
+/** A trailer field line: a token name, a colon, a value. */
+const TRAILER_LINE =
+  /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[^\x00-\x08\x0a-\x1f\x7f]*$/;
 const ORIGIN_FORM = /^\/[\x21-\x7e]*$/;
 const ABSOLUTE_FORM = /^http:\/\/[\x21-\x7e]+$/i;
 // uri-host [":" port]: a reg-name or IP literal, nothing that would change
@@ -1261,10 +1271,10 @@ class Connection {
           }
           while (left === 0 && !ended) {
             const size = await line(MAX_CHUNK_LINE);
-            const match = /^([0-9A-Fa-f]{1,12})[ \t]*(;.*)?$/.exec(size);
+            const match = CHUNK_SIZE_LINE.exec(size);
             if (match === null) {
               throw new FramingError(
-                "a chunk size is not a hexadecimal number",
+                "a chunk-size line is not a hexadecimal size with well-formed extensions",
               );
             }
             left = parseInt(match[1], 16);
@@ -1278,6 +1288,11 @@ class Connection {
                   throw new FramingError("the trailers are too large");
                 }
                 if (trailer === "") break;
+                if (!TRAILER_LINE.test(trailer)) {
+                  throw new FramingError(
+                    "a trailer line is not a field (a name, a colon, a value)",
+                  );
+                }
               }
               ended = true;
               exchange.consumed = true;

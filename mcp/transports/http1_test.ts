@@ -418,7 +418,7 @@ Deno.test("http1: a chunked body is decoded (extensions and trailers dropped)", 
     const reply = await oneShot(
       port,
       "POST /c HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n" +
-        "5;name=value\r\nhello\r\n1\r\n \r\nA\r\n0123456789\r\n0\r\nX-Trailer: t\r\n\r\n",
+        '5;name=value\r\nhello\r\n1 ; a ; b = "q \\" d"\r\n \r\nA;x\r\n0123456789\r\n0\r\nX-Trailer: t\r\n\r\n',
     );
     assert.match(reply, /^HTTP\/1\.1 200 /);
     assert.ok(reply.endsWith("body=hello 0123456789"), reply);
@@ -439,6 +439,15 @@ Deno.test("http1: a broken chunked body fails the body read; the connection clos
         "zz\r\nhello\r\n0\r\n\r\n",
         "5\r\nhello!!\r\n0\r\n\r\n",
         "5\nhello\r\n0\r\n\r\n",
+        // Extensions and trailers that are not well formed.
+        "5;\r\nhello\r\n0\r\n\r\n",
+        "5;a=\x01\r\nhello\r\n0\r\n\r\n",
+        '5;a="open\r\nhello\r\n0\r\n\r\n',
+        "5;a b\r\nhello\r\n0\r\n\r\n",
+        "5 \r\nhello\r\n0\r\n\r\n",
+        "5\r\nhello\r\n0\r\nno colon\r\n\r\n",
+        "5\r\nhello\r\n0\r\nX-T: \x01\r\n\r\n",
+        "5\r\nhello\r\n0\r\n folded: x\r\n\r\n",
       ]
     ) {
       const reply = await oneShot(
