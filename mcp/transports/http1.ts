@@ -772,7 +772,8 @@ class Connection {
   // shut, and input is read and dropped until the client closes (at most
   // LINGER_BYTES, until the deadline).
   async #linger(): Promise<void> {
-    this.#conn.closeWrite();
+    // It fails when the client reset the connection: nothing to linger for.
+    if (!await this.#conn.closeWrite().then(() => true, () => false)) return;
     let dropped = 0;
     while (dropped < LINGER_BYTES && !this.#closed) {
       dropped += this.#end - this.#start;
