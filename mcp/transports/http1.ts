@@ -215,6 +215,7 @@ const CHUNK_SIZE_LINE =
   /^([0-9A-Fa-f]{1,12})(?:[ \t]*;[ \t]*[!#$%&'*+\-.^_`|~0-9A-Za-z]+(?:[ \t]*=[ \t]*(?:[!#$%&'*+\-.^_`|~0-9A-Za-z]+|"(?:[\t \x21\x23-\x5b\x5d-\x7e\x80-\xff]|\\[\t \x21-\x7e\x80-\xff])*"))?)*$/;
 /** A trailer field line: a token name, a colon, a value. */
 const TRAILER_LINE =
+  // deno-lint-ignore no-control-regex -- control characters are what it finds
   /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+:[^\x00-\x08\x0a-\x1f\x7f]*$/;
 const ORIGIN_FORM = /^\/[\x21-\x7e]*$/;
 const ABSOLUTE_FORM = /^http:\/\/[\x21-\x7e]+$/i;
