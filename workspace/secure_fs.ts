@@ -396,13 +396,18 @@ export class RootFs {
    * re-checked mode no descriptor is needed (every use is by path, checked
    * by identity), so a directory is identified by lstat, read twice around
    * checks of `dir`: its handle then has no descriptor (`fd` -1). With
-   * descriptor paths it is opened like any name.
+   * descriptor paths it is opened like any name. `toList`: the directory
+   * is stepped into to be listed (named as listed, no link), and nothing
+   * else: one reading will do (the listing checks it).
    */
-  stepAt(dir: DirHandle, name: string): OpenResult {
-    if (this.descriptorPaths) return this.openAt(dir, name);
+  stepAt(dir: DirHandle, name: string, toList = false): OpenResult {
+    if (this.descriptorPaths) return this.openAt(dir, name, toList);
     let info: Deno.FileInfo;
     try {
-      info = this.lstatAt(dir, name);
+      // A directory stepped into only to be listed needs one reading: the
+      // listing checks that the path leads to this very directory, in its
+      // bracket (see list).
+      info = toList ? this.peekAt(dir, name) : this.lstatAt(dir, name);
     } catch (error) {
       const code = errnoOf(error);
       if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
@@ -488,10 +493,37 @@ export class RootFs {
    * with `ESTALE` when one changed while `dir` was read.
    */
   list(dir: DirHandle): Deno.DirEntry[] {
-    if (this.descriptorPaths) return [...Deno.readDirSync(this.pathOf(dir))];
     const path = this.pathOf(dir);
-    // The root's own path is trusted: nothing above it to watch.
-    if (dir.real === "") return [...Deno.readDirSync(path)];
+    return this.#bracketed(dir, () => [...Deno.readDirSync(path)]);
+  }
+
+  /**
+   * lstat of each of `names` in `dir` (metadata only; links not followed),
+   * in order: an entry's own failure (gone, not allowed) is its `Error`.
+   * In the re-checked mode they are read in one bracket, as
+   * {@linkcode RootFs.list} reads a directory: one lstat a name instead of
+   * two around two checks of the directory's path. Throws as `list` does
+   * when a directory above changes.
+   */
+  lstatAllAt(
+    dir: DirHandle,
+    names: readonly string[],
+  ): (Deno.FileInfo | Error)[] {
+    return this.#bracketed(dir, () =>
+      names.map((name) => {
+        try {
+          return Deno.lstatSync(this.pathAt(dir, name));
+        } catch (error) {
+          return error instanceof Error ? error : new Error(String(error));
+        }
+      }));
+  }
+
+  // `read` (by path, inside `dir`) bracketed by settled readings of the
+  // directories above `dir` (see list); as it is, with descriptor paths
+  // or in the root, whose own path is trusted.
+  #bracketed<T>(dir: DirHandle, read: () => T): T {
+    if (this.descriptorPaths || dir.real === "") return read();
     const above = [""];
     for (let at = dir.real.indexOf("/"); at !== -1;) {
       above.push(dir.real.slice(0, at));
@@ -499,7 +531,7 @@ export class RootFs {
     }
     const before = above.map((real) => this.#settledStamp(real));
     this.#checkDir(dir);
-    const entries = [...Deno.readDirSync(path)];
+    const result = read();
     // Deepest first: each reading of a directory falls while the one
     // above it is known unchanged, so it names what it named before.
     for (let i = above.length - 1; i >= 0; i--) {
@@ -510,7 +542,7 @@ export class RootFs {
         });
       }
     }
-    return entries;
+    return result;
   }
 
   /**

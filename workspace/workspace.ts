@@ -164,7 +164,10 @@ const YIELD_EVERY_MS = 8;
 
 // Readings of a directory that keeps changing above (see RootFs.list)
 // before it is given up as changing.
-const LISTING_ATTEMPTS = 5;
+const SETTLE_ATTEMPTS = 5;
+
+// Most files whose metadata a walk reads in one bracket (see walk).
+const SIZE_RUN = 256;
 
 // Listings of at least this many entries are cached for paging.
 const CACHE_LISTING_ENTRIES = 256;
@@ -786,20 +789,29 @@ export class Workspace {
   // too recently to be watched (RootFs.list says how long) and trying
   // again after one that changed while it was read, a few times: a
   // directory kept changing all the while is given up (a loop of swaps).
-  async #settledListingOf(
+  #settledListingOf(
     fs: RootFs,
     dir: DirHandle,
     signal: AbortSignal | undefined,
     opened?: Deno.FileInfo,
   ): Promise<Listing> {
+    return this.#settled(() => this.#listingOf(fs, dir, opened), signal);
+  }
+
+  // What `read` (a bracketed reading: RootFs.list, RootFs.lstatAllAt)
+  // gives, tried again as #settledListingOf says.
+  async #settled<T>(
+    read: () => T,
+    signal: AbortSignal | undefined,
+  ): Promise<T> {
     for (let attempt = 1;; attempt++) {
       try {
-        return this.#listingOf(fs, dir, opened);
+        return read();
       } catch (error) {
         const code = errnoOf(error);
         const waitMs = (error as { waitMs?: number }).waitMs ?? 0;
         if (
-          attempt >= LISTING_ATTEMPTS ||
+          attempt >= SETTLE_ATTEMPTS ||
           (code !== "EAGAIN" && code !== "ESTALE") || !(waitMs < Infinity)
         ) {
           if (code === "EAGAIN") {
@@ -920,7 +932,43 @@ export class Workspace {
       index: number;
       levels: number; // asReached levels in force
       realLevels: number;
+      // Files' metadata read ahead, for the entries sizedStart to
+      // sizedEnd (one bracket for the run, see readSizes).
+      sized?: (Deno.FileInfo | Error | undefined)[];
+      sizedStart: number;
+      sizedEnd: number;
+      // Set once a run could not be read: each file on its own after.
+      unsized?: boolean;
     }
+    // Read the metadata of the files of `frame` from entry `at` on, up to
+    // the next directory (at most SIZE_RUN): one bracketed reading of
+    // them all, instead of a checked lstat each. Not past a directory:
+    // its subtree is walked before the files after it are yielded, and
+    // sizes read that much earlier would be stale.
+    const readSizes = async (frame: Frame, at: number): Promise<void> => {
+      const { names, kinds } = frame.listing;
+      const picked: string[] = [];
+      const slots: number[] = [];
+      let end = at;
+      while (
+        end < names.length && kinds[end] !== DIR && picked.length < SIZE_RUN
+      ) {
+        if (kinds[end] === FILE) {
+          picked.push(names[end]);
+          slots.push(end);
+        }
+        end++;
+      }
+      const infos = await this.#settled(
+        () => fs.lstatAllAt(frame.ref.dir, picked),
+        signal,
+      );
+      const sized = new Array<Deno.FileInfo | Error | undefined>(end - at);
+      for (let i = 0; i < slots.length; i++) sized[slots[i] - at] = infos[i];
+      frame.sized = sized;
+      frame.sizedStart = at;
+      frame.sizedEnd = end;
+    };
     const frames: Frame[] = [];
     // Once the start directory is a frame, its frame releases it.
     let startFramed = false;
@@ -981,6 +1029,8 @@ export class Workspace {
         index,
         levels: asReached.length,
         realLevels: real.length,
+        sizedStart: 0,
+        sizedEnd: 0,
       });
       let lastTurn = performance.now();
       while (frames.length > 0) {
@@ -1076,16 +1126,31 @@ export class Workspace {
           depth,
         };
         if (options.sizes && kind === FILE) {
-          // Each file's own checked lstat, as it is reached: a size read
-          // earlier (for the whole directory at once) would be stale by
-          // the time its entry is yielded, after whole subtrees, and a
-          // batch gives a directory swapped out and back a window as long
-          // as the batch.
-          let info: Deno.FileInfo;
-          try {
-            info = fs.lstatAt(dir, name);
-          } catch (error) {
-            if (error instanceof Deno.errors.PermissionDenied) {
+          const at = frame.index - 1;
+          if (
+            !frame.unsized && (at < frame.sizedStart || at >= frame.sizedEnd)
+          ) {
+            try {
+              await readSizes(frame, at);
+            } catch {
+              // A directory above kept changing: each file alone, checked.
+              signal?.throwIfAborted();
+              frame.sized = undefined;
+              frame.unsized = true;
+            }
+          }
+          let info: Deno.FileInfo | Error | undefined;
+          if (frame.sized !== undefined) {
+            info = frame.sized[at - frame.sizedStart];
+          } else {
+            try {
+              info = fs.lstatAt(dir, name);
+            } catch (error) {
+              info = error instanceof Error ? error : new Error(String(error));
+            }
+          }
+          if (info === undefined || info instanceof Error) {
+            if (info instanceof Deno.errors.PermissionDenied) {
               skips.unreadable++;
             } else skips.vanished++;
             continue;
@@ -1104,9 +1169,7 @@ export class Workspace {
         // Re-checked paths reach it by path, checked by identity, with no
         // use for a descriptor: a checked step (as a lookup takes through
         // the directories on its way) saves the open, fstat and close.
-        const opened = fs.descriptorPaths
-          ? fs.openAt(dir, name, true)
-          : fs.stepAt(dir, name);
+        const opened = fs.stepAt(dir, name, true);
         if (opened.kind !== "open") {
           if (opened.kind === "denied" && opened.code !== "ESTALE") {
             skips.unreadable++;
@@ -1168,6 +1231,8 @@ export class Workspace {
           index: 0,
           levels,
           realLevels,
+          sizedStart: 0,
+          sizedEnd: 0,
         });
       }
     } finally {

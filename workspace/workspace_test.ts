@@ -880,3 +880,44 @@ for (const descriptorPaths of [true, false]) {
     },
   });
 }
+
+for (const descriptorPaths of [true, false]) {
+  Deno.test(`walk sizes: files in runs longer than a batch and between directories each get their own size (descriptor paths ${descriptorPaths})`, async () => {
+    const base = await tempBase();
+    try {
+      // In the root and one level down (where the re-checked mode reads
+      // a run in a bracket): 600 files, then a directory, then more files,
+      // and a file changed between runs.
+      const sizes = new Map<string, number>();
+      const file = async (path: string, size: number) => {
+        await Deno.writeTextFile(`${base}/${path}`, "x".repeat(size));
+        sizes.set(path, size);
+      };
+      for (const top of ["", "sub/"]) {
+        if (top !== "") await Deno.mkdir(`${base}/${top}`);
+        for (let i = 0; i < 600; i++) {
+          await file(`${top}a${String(i).padStart(3, "0")}.txt`, i);
+        }
+        await Deno.mkdir(`${base}/${top}m`);
+        await file(`${top}m/inner.txt`, 7);
+        for (let i = 0; i < 5; i++) await file(`${top}z${i}.txt`, 1000 + i);
+      }
+      const ws = await Workspace.open(base, { descriptorPaths });
+      let changed = false;
+      for await (const entry of ws.walk({ sizes: true })) {
+        if (!entry.isFile) continue;
+        assert.equal(entry.size, sizes.get(entry.relative), entry.relative);
+        if (entry.relative === "sub/a299.txt" && !changed) {
+          // The next run (from sub/a512 on) reads it anew.
+          changed = true;
+          await file("sub/a599.txt", 12_345);
+        }
+        sizes.delete(entry.relative);
+      }
+      assert.ok(changed);
+      assert.deepEqual([...sizes.keys()], []);
+    } finally {
+      await Deno.remove(base, { recursive: true });
+    }
+  });
+}
