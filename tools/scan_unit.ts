@@ -348,7 +348,9 @@ export async function scanUnit(
       return;
     }
     try {
-      for await (const entry of ws.walk({ path: unit.path, skips })) {
+      for await (
+        const entry of ws.walk({ path: unit.path, skips, opens: true })
+      ) {
         if (stopped()) throw new UnitStopped();
         if (!entry.isFile || !inGlob(entry.relative)) continue;
         yield entry;

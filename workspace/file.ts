@@ -160,6 +160,10 @@ export class WorkspaceHandle implements Disposable {
       }
       if (read === 0) break;
       filled += read;
+      // Short of what was asked, where the size seen at open ends: the end
+      // (a regular file gives fewer bytes than asked only there), found
+      // without one more read that gets none.
+      if (read < room.length && filled === this.info.size) break;
     }
     const truncated = filled > options.maxBytes;
     return {

@@ -4,6 +4,7 @@
  */
 
 import { strict as assert } from "node:assert";
+import { RootFs } from "./secure_fs.ts";
 import { Workspace } from "./workspace.ts";
 
 async function tempBase(): Promise<string> {
@@ -146,6 +147,40 @@ Deno.test("reads into a scratch buffer when it fits the file, a new one when not
     assert.equal(decode(capped.bytes), "long");
     assert.equal(capped.truncated, true);
   } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("a file read whole takes one read when it ends where its size said", async () => {
+  const base = await tempBase();
+  const readSync = RootFs.prototype.readSync;
+  let reads = 0;
+  RootFs.prototype.readSync = function (fd, buffer, position) {
+    reads++;
+    return readSync.call(this, fd, buffer, position);
+  };
+  try {
+    await Deno.writeTextFile(`${base}/a.txt`, "some text\n");
+    await Deno.writeTextFile(`${base}/empty.txt`, "");
+    const ws = await Workspace.open(base);
+    const decode = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+    const read = await ws.readFile("a.txt", { maxBytes: 100 });
+    assert.equal(decode(read.bytes), "some text\n");
+    assert.equal(read.truncated, false);
+    assert.equal(reads, 1);
+    reads = 0;
+    assert.equal(
+      (await ws.readFile("empty.txt", { maxBytes: 100 })).bytes.length,
+      0,
+    );
+    assert.equal(reads, 1);
+    // At the cap: one byte past it is asked for, to tell it was cut.
+    reads = 0;
+    const capped = await ws.readFile("a.txt", { maxBytes: 4 });
+    assert.equal(decode(capped.bytes), "some");
+    assert.equal(capped.truncated, true);
+  } finally {
+    RootFs.prototype.readSync = readSync;
     await Deno.remove(base, { recursive: true });
   }
 });

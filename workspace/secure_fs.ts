@@ -265,9 +265,17 @@ export class RootFs {
    * Open `name` in `dir` for reading, never following a final link and
    * never blocking. Device and inode are checked in the fallback mode,
    * where `listedPlain` (the name was listed as no link) saves the lstat
-   * that tells a link apart: a link there is refused as changed.
+   * that tells a link apart: a link there is refused as changed. `listed`,
+   * when given, is what an lstat of the name read in a bracket (see
+   * {@linkcode RootFs.lstatAllAt}): a file opened that is that very file,
+   * unchanged, is the one inside the root, with no check of the path.
    */
-  openAt(dir: DirHandle, name: string, listedPlain = false): OpenResult {
+  openAt(
+    dir: DirHandle,
+    name: string,
+    listedPlain = false,
+    listed?: Deno.FileInfo,
+  ): OpenResult {
     const node = nodeFs();
     const c = node.constants;
     // A small file opened before keeps its descriptor: when the name still
@@ -318,7 +326,11 @@ export class RootFs {
       node.closeSync(fd);
       return { kind: "denied", code: errnoOf(error) || String(error) };
     }
-    if (!this.descriptorPaths && !this.#stillAt(dir, name, stats)) {
+    if (
+      !this.descriptorPaths &&
+      !(listed !== undefined && sameFile(listed, stats)) &&
+      !this.#stillAt(dir, name, stats)
+    ) {
       node.closeSync(fd);
       return { kind: "denied", code: "ESTALE" };
     }
@@ -671,6 +683,18 @@ export class RootFs {
     if (dir.real === "") return named();
     return named() && this.#dirStill(dir) && named() && this.#dirStill(dir);
   }
+}
+
+// Whether `opened` (an fstat) is the regular file `listed` (an lstat read
+// in a bracket) described, unchanged since: the same inode, type, owner
+// and times. An inode freed and used again since would have new times.
+function sameFile(listed: Deno.FileInfo, opened: Stats): boolean {
+  return listed.isFile && opened.isFile() && listed.dev === opened.dev &&
+    listed.ino === opened.ino && listed.mode === opened.mode &&
+    listed.uid === opened.uid && listed.gid === opened.gid &&
+    listed.mtime !== null && listed.ctime !== null &&
+    listed.mtime.getTime() === opened.mtime.getTime() &&
+    listed.ctime.getTime() === opened.ctime.getTime();
 }
 
 /** A directory's identity and times, as one reading saw them. */

@@ -275,3 +275,93 @@ Deno.test("list (re-checked): a directory above changed just now is waited out, 
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("openAt (re-checked) with the file's bracketed lstat: that very file opens with no check of its path; one swapped for a link, replaced or edited since is checked as before", async () => {
+  const base = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "shipcode-listed-" }),
+  );
+  try {
+    const root = `${base}/root`;
+    await Deno.mkdir(`${root}/a`, { recursive: true });
+    await Deno.mkdir(`${base}/outside`);
+    await Deno.writeTextFile(`${root}/a/f.txt`, "inside\n");
+    await Deno.writeTextFile(`${base}/outside/f.txt`, `${SECRET}\n`);
+    await new Promise((resolve) => setTimeout(resolve, AGE_MS));
+    const fs = await RootFs.open(root, false);
+    const stepped = fs.stepAt(fs.rootDir, "a");
+    if (stepped.kind !== "open") throw new Error(`a: ${stepped.kind}`);
+    const a = fs.dirHandle(stepped.fd, "a", stepped.info);
+    const listedNow = async (): Promise<Deno.FileInfo> => {
+      for (let attempt = 0; attempt < 5; attempt++) {
+        try {
+          const [info] = fs.lstatAllAt(a, ["f.txt"]);
+          if (info instanceof Error) throw info;
+          return info;
+        } catch (error) {
+          assert.equal(errnoOf(error), "EAGAIN");
+          await new Promise((resolve) => setTimeout(resolve, AGE_MS));
+        }
+      }
+      throw new Error("never settled");
+    };
+    // lstat calls an open makes, and what it opened.
+    const opening = (listed: Deno.FileInfo) => {
+      const lstat = Deno.lstatSync;
+      let calls = 0;
+      Deno.lstatSync = (path) => {
+        calls++;
+        return lstat(path);
+      };
+      try {
+        const opened = fs.openAt(a, "f.txt", true, listed);
+        let text = "";
+        if (opened.kind === "open") {
+          const buffer = new Uint8Array(64);
+          text = new TextDecoder().decode(
+            buffer.subarray(0, fs.readSync(opened.fd, buffer, 0)),
+          );
+          fs.close(opened.fd);
+        }
+        return { kind: opened.kind, calls, text };
+      } finally {
+        Deno.lstatSync = lstat;
+      }
+    };
+
+    const listed = await listedNow();
+    assert.deepEqual(opening(listed), {
+      kind: "open",
+      calls: 0,
+      text: "inside\n",
+    });
+
+    // Swapped for a link to outside since it was listed: the runtime
+    // follows it, the file opened is not the one listed, and the path's
+    // checks refuse it.
+    await Deno.rename(`${root}/a/f.txt`, `${root}/a/f.old`);
+    await Deno.symlink(`${base}/outside/f.txt`, `${root}/a/f.txt`);
+    const swapped = opening(listed);
+    assert.notEqual(swapped.kind, "open");
+    assert.ok(swapped.calls > 0);
+    assert.ok(!swapped.text.includes(SECRET));
+
+    // Replaced by another file: opened, after the checks.
+    await Deno.remove(`${root}/a/f.txt`);
+    await Deno.writeTextFile(`${root}/a/f.txt`, "replaced\n");
+    const replaced = opening(listed);
+    assert.equal(replaced.kind, "open");
+    assert.equal(replaced.text, "replaced\n");
+    assert.ok(replaced.calls > 0);
+
+    // Edited in place (same inode, new times): checked again too.
+    await new Promise((resolve) => setTimeout(resolve, AGE_MS));
+    const relisted = await listedNow();
+    assert.equal(opening(relisted).calls, 0);
+    await Deno.writeTextFile(`${root}/a/f.txt`, "edited\n");
+    const edited = opening(relisted);
+    assert.equal(edited.text, "edited\n");
+    assert.ok(edited.calls > 0);
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});

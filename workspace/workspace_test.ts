@@ -921,3 +921,57 @@ for (const descriptorPaths of [true, false]) {
     }
   });
 }
+
+Deno.test("walk opens (re-checked): files the walk gives open with one lstat each, read alike; a file replaced after its run was read is checked as opened", async () => {
+  const base = await tempBase();
+  try {
+    await Deno.mkdir(`${base}/d/e`, { recursive: true });
+    for (let i = 0; i < 20; i++) {
+      await Deno.writeTextFile(`${base}/d/e/f${i}.txt`, `file ${i}\n`);
+    }
+    // Past the settling time of the directories just made.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const ws = await Workspace.open(base, { descriptorPaths: false });
+    const lstat = Deno.lstatSync;
+    let calls = 0;
+    Deno.lstatSync = (path) => {
+      calls++;
+      return lstat(path);
+    };
+    // lstat calls to walk the tree and read every file, and the texts.
+    const readAll = async (opens: boolean) => {
+      calls = 0;
+      const texts: string[] = [];
+      for await (const entry of ws.walk({ opens })) {
+        if (!entry.isFile) continue;
+        if (entry.relative === "d/e/f10.txt" && opens) {
+          // Replaced after its run was read: opened after the checks.
+          await Deno.remove(`${base}/d/e/f10.txt`);
+          await Deno.writeTextFile(`${base}/d/e/f10.txt`, "replaced\n");
+        }
+        const read = await ws.readFile(entry, { maxBytes: 100 });
+        texts.push(new TextDecoder().decode(read.bytes));
+      }
+      return { calls, texts };
+    };
+    try {
+      // Listed first: the second pass finds small files' descriptors kept,
+      // whose checks are the same either way.
+      const listed = await readAll(true);
+      const checked = await readAll(false);
+      assert.equal(checked.texts.length, 20);
+      assert.deepEqual(
+        listed.texts,
+        checked.texts,
+      );
+      // Four lstats an open, checked; listed, one a file, the replaced
+      // file's four and the brackets of the listings, steps and run.
+      assert.ok(checked.calls >= 80, `${checked.calls}`);
+      assert.ok(listed.calls <= 20 + 4 + 16, `${listed.calls}`);
+    } finally {
+      Deno.lstatSync = lstat;
+    }
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
