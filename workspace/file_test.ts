@@ -179,6 +179,7 @@ Deno.test("a file read whole takes one read when it ends where its size said", a
     const capped = await ws.readFile("a.txt", { maxBytes: 4 });
     assert.equal(decode(capped.bytes), "some");
     assert.equal(capped.truncated, true);
+    assert.equal(reads, 1);
   } finally {
     RootFs.prototype.readSync = readSync;
     await Deno.remove(base, { recursive: true });

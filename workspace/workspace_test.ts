@@ -960,10 +960,7 @@ Deno.test("walk opens (re-checked): files the walk gives open with one lstat eac
       const listed = await readAll(true);
       const checked = await readAll(false);
       assert.equal(checked.texts.length, 20);
-      assert.deepEqual(
-        listed.texts,
-        checked.texts,
-      );
+      assert.deepEqual(listed.texts, checked.texts);
       // Four lstats an open, checked; listed, one a file, the replaced
       // file's four and the brackets of the listings, steps and run.
       assert.ok(checked.calls >= 80, `${checked.calls}`);
