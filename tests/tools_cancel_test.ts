@@ -41,7 +41,9 @@ async function tree(
  * second measures how long a call takes. Then call it a third time and
  * cancel it early on: after a quarter of that time, but at most 10 ms, so
  * that a call that runs faster the third time (a machine whose load just
- * dropped) is still under way.
+ * dropped) is still under way. When this side wakes for the cancel past
+ * half a call, the call runs out and the third is tried again (at most 5
+ * times): a client late by that much cannot tell a call still running.
  */
 async function callAndCancel(
   server: LiveServer,
@@ -54,10 +56,20 @@ async function callAndCancel(
   const answer = await server.response(second, 120_000);
   const took = answer.at - sentSecond;
   assert.ok(took > 30, `the uncancelled call took only ${took} ms`);
-  const started = performance.now();
-  const id = server.callTool(name, args);
-  // Let the call get going, then cancel it.
-  await new Promise((resolve) => setTimeout(resolve, Math.min(took / 4, 10)));
+  let started: number;
+  let id: number;
+  let cancelAfter: number;
+  for (let attempt = 1;; attempt++) {
+    started = performance.now();
+    id = server.callTool(name, args);
+    // Let the call get going, then cancel it.
+    await new Promise((resolve) => setTimeout(resolve, Math.min(took / 4, 10)));
+    cancelAfter = performance.now() - started;
+    // This side's timer woke past half a call (a loaded machine): whether
+    // the call still runs cannot be told, so it runs out and is tried again.
+    if (cancelAfter <= took / 2 || attempt === 5) break;
+    await server.response(id, 120_000);
+  }
   assert.equal(server.find(id), undefined, "finished before the cancel");
   await server.notify("notifications/cancelled", {
     requestId: id,
@@ -76,7 +88,9 @@ async function callAndCancel(
     undefined,
     `a response to the cancelled call was sent ${
       Math.round((server.find(id)?.at ?? 0) - started)
-    } ms after the request (a whole call takes ${Math.round(took)} ms)`,
+    } ms after the request, the cancel ${
+      Math.round(cancelAfter)
+    } ms after it (a whole call takes ${Math.round(took)} ms)`,
   );
   assert.ok(cpu < 300, `${cpu} ms of CPU in the second after the cancel`);
   assert.ok(stoppedAfter < 5_000, `stopped ${stoppedAfter} ms after cancel`);
