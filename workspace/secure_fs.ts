@@ -13,13 +13,17 @@
  *   that was opened and checked. No window at all.
  * - Re-checked opens (everywhere else, including the server's usual
  *   `--allow-read`, where Deno also opens a path's real path, following a
- *   final link): a name is reached by its path from the root; links are told
- *   apart with lstat first, and what was opened is checked afterwards: the
- *   path must name the opened file (same device and inode) and the
- *   directory's path must still lead to the directory held open, each twice
- *   in turn. A listing is read twice around such checks and only entries
- *   both readings saw are kept. A swap out and back would have to fall
- *   between every pair of checks, microseconds apart.
+ *   final link): a name is reached by its path from the root, and what is
+ *   read is bracketed. The times of the directories on the path, from the
+ *   root down, are read before (a settled reading: still long enough that
+ *   any later change moves them) and again after; unchanged, no name on
+ *   the path changed in between, so the path named the same thing all
+ *   along. Listings, a walk's metadata and the opens of files whose bytes
+ *   are handed out are read so. Other opens (a `.gitignore`, a link's
+ *   target looked up to be listed) are checked after the fact: the path
+ *   must name the opened file and the directory's path must still lead to
+ *   the directory held, each twice in turn, which makes a swap out and
+ *   back unlikely to pass unseen, not impossible.
  *
  * Deno's own `open` can neither refuse links nor avoid blocking on a FIFO,
  * so files are opened with `node:fs`; it is loaded on first use, keeping
@@ -200,6 +204,29 @@ export type OpenResult =
   | { kind: "missing" }
   | { kind: "denied"; code: string };
 
+/** How {@linkcode RootFs.openAt} checks what it opens (re-checked mode). */
+export interface OpenOptions {
+  /**
+   * The name was listed as no link: saves the lstat that tells a link
+   * apart (a link found there is refused as changed).
+   */
+  listedPlain?: boolean;
+  /**
+   * What an lstat of the name read in a bracket (see
+   * {@linkcode RootFs.lstatAllAt}): a file opened that is that very file,
+   * unchanged, is the one inside the root, with no check of its path.
+   */
+  listed?: Deno.FileInfo;
+  /**
+   * Below the root, check the open in a bracket of the directories on
+   * its path (see {@linkcode RootFs.list}), which no loop of swaps can
+   * pass, rather than by checks of the path after it, which make an
+   * escape unlikely, not impossible. It may then throw for the caller to
+   * try again. Whatever is read and handed out should be opened so.
+   */
+  bracketed?: boolean;
+}
+
 /**
  * The primitives, bound to one root. Opens report what they found rather
  * than throwing for the expected outcomes (missing, a link, no permission).
@@ -263,21 +290,19 @@ export class RootFs {
 
   /**
    * Open `name` in `dir` for reading, never following a final link and
-   * never blocking. Device and inode are checked in the fallback mode,
-   * where `listedPlain` (the name was listed as no link) saves the lstat
-   * that tells a link apart: a link there is refused as changed. `listed`,
-   * when given, is what an lstat of the name read in a bracket (see
-   * {@linkcode RootFs.lstatAllAt}): a file opened that is that very file,
-   * unchanged, is the one inside the root, with no check of the path.
+   * never blocking. In the re-checked mode what was opened is checked to
+   * be what the path names inside the root, as `options` says.
+   *
+   * Throws, with `options.bracketed` only, as {@linkcode RootFs.list}
+   * does: code `EAGAIN` and `waitMs` when a directory on the path changed
+   * too recently to tell, `ESTALE` when one changed during the open.
    */
   openAt(
     dir: DirHandle,
     name: string,
-    listedPlain = false,
-    listed?: Deno.FileInfo,
+    options: OpenOptions = {},
   ): OpenResult {
-    const node = nodeFs();
-    const c = node.constants;
+    const { listedPlain = false, listed, bracketed = false } = options;
     // A small file opened before keeps its descriptor: when the name still
     // names that very file, checked as an open is, it is opened again
     // without a new descriptor (fewer system calls and permission checks).
@@ -293,6 +318,12 @@ export class RootFs {
       }
       evict(cached);
     }
+    // In a directory below the root, a path is only as good as the
+    // directories on it: bracketed, they are watched around the open.
+    const bracket = bracketed && !this.descriptorPaths && dir.real !== "";
+    if (bracket && listed === undefined) {
+      return this.#openBracketed(dir, name, key);
+    }
     if (!this.descriptorPaths && !listedPlain) {
       // Deno's permission layer opens the path's real path, following a
       // final link despite O_NOFOLLOW: tell links apart before opening.
@@ -307,36 +338,70 @@ export class RootFs {
       }
       if (seen.isSymlink) return { kind: "link" };
     }
-    let fd: number;
-    try {
-      fd = node.openSync(
-        this.pathAt(dir, name),
-        c.O_RDONLY | c.O_NOFOLLOW | c.O_NONBLOCK,
-      );
-    } catch (error) {
-      const code = errnoOf(error);
-      if (code === "ELOOP" || code === "EMLINK") return { kind: "link" };
-      if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
-      return { kind: "denied", code: code || String(error) };
-    }
-    let stats: Stats;
-    try {
-      stats = node.fstatSync(fd);
-    } catch (error) {
-      node.closeSync(fd);
-      return { kind: "denied", code: errnoOf(error) || String(error) };
-    }
+    const opened = openPlain(this.pathAt(dir, name));
+    if (!("stats" in opened)) return opened;
+    const { fd, stats } = opened;
     if (
       !this.descriptorPaths &&
-      !(listed !== undefined && sameFile(listed, stats)) &&
-      !this.#stillAt(dir, name, stats)
+      !(listed !== undefined && sameFile(listed, stats))
     ) {
-      node.closeSync(fd);
-      return { kind: "denied", code: "ESTALE" };
+      if (bracket) {
+        // Not the file listed: opened again, as any path is.
+        nodeFs().closeSync(fd);
+        return this.#openBracketed(dir, name, key);
+      }
+      if (!this.#stillAt(dir, name, stats)) {
+        nodeFs().closeSync(fd);
+        return { kind: "denied", code: "ESTALE" };
+      }
     }
     const info = fileInfoOf(stats);
     this.#keep(key, fd, info);
     return { kind: "open", fd, info };
+  }
+
+  // Re-checked mode, below the root: `name` in `dir` opened in a bracket
+  // of the directories from the root down to `dir` itself (see list).
+  // Each of them unchanged from a settled reading before to one after
+  // means every name on the path named the same thing all along, so the
+  // lstat of `name` in between saw what the open got: the open is the
+  // file inside the root when the two agree. (A check of the path after
+  // the open, however often repeated, can fall in step with a loop of
+  // swaps; a directory's times cannot be put back.)
+  #openBracketed(dir: DirHandle, name: string, key: string): OpenResult {
+    let opened: OpenResult | undefined;
+    let seen: Deno.FileInfo | undefined;
+    try {
+      opened = this.#bracketed(dir, () => {
+        const path = this.pathAt(dir, name);
+        try {
+          seen = Deno.lstatSync(path);
+        } catch (error) {
+          const code = errnoOf(error);
+          if (code === "ENOENT" || code === "ENOTDIR") {
+            return { kind: "missing" };
+          }
+          return { kind: "denied", code: code || String(error) };
+        }
+        if (seen.isSymlink) return { kind: "link" };
+        const plain = openPlain(path);
+        if (!("stats" in plain)) return plain;
+        return { kind: "open", fd: plain.fd, info: fileInfoOf(plain.stats) };
+      }, true);
+    } catch (error) {
+      if (opened?.kind === "open") nodeFs().closeSync(opened.fd);
+      throw error;
+    }
+    if (opened.kind !== "open") return opened;
+    if (seen?.dev !== opened.info.dev || seen?.ino !== opened.info.ino) {
+      // Cannot be, with the directory unchanged; refused all the same.
+      nodeFs().closeSync(opened.fd);
+      throw Object.assign(new Error("the file changed while opened"), {
+        code: "ESTALE",
+      });
+    }
+    this.#keep(key, opened.fd, opened.info);
+    return opened;
   }
 
   // Keep the descriptor of a small regular file whose metadata has not
@@ -413,7 +478,9 @@ export class RootFs {
    * else: one reading will do (the listing checks it).
    */
   stepAt(dir: DirHandle, name: string, toList = false): OpenResult {
-    if (this.descriptorPaths) return this.openAt(dir, name, toList);
+    if (this.descriptorPaths) {
+      return this.openAt(dir, name, { listedPlain: toList });
+    }
     let info: Deno.FileInfo;
     try {
       // A directory stepped into only to be listed needs one reading: the
@@ -532,17 +599,27 @@ export class RootFs {
   }
 
   // `read` (by path, inside `dir`) bracketed by settled readings of the
-  // directories above `dir` (see list); as it is, with descriptor paths
-  // or in the root, whose own path is trusted.
-  #bracketed<T>(dir: DirHandle, read: () => T): T {
+  // directories above `dir` (see list), and of `dir` itself with `within`
+  // (for a read of a name in it); as it is, with descriptor paths or in
+  // the root, whose own path is trusted.
+  #bracketed<T>(dir: DirHandle, read: () => T, within = false): T {
     if (this.descriptorPaths || dir.real === "") return read();
     const above = [""];
     for (let at = dir.real.indexOf("/"); at !== -1;) {
       above.push(dir.real.slice(0, at));
       at = dir.real.indexOf("/", at + 1);
     }
+    if (within) above.push(dir.real);
     const before = above.map((real) => this.#settledStamp(real));
-    this.#checkDir(dir);
+    const own = before[before.length - 1];
+    if (!within) this.#checkDir(dir);
+    else if (own.dev !== dir.dev || own.ino !== dir.ino) {
+      // Its path names another directory than the one reached.
+      this.#stamps.delete(dir.real);
+      throw Object.assign(new Error("a directory changed"), {
+        code: "ESTALE",
+      });
+    }
     const result = read();
     // Deepest first: each reading of a directory falls while the one
     // above it is known unchanged, so it names what it named before.
@@ -682,6 +759,30 @@ export class RootFs {
     // (what the name then names, not a link, is the file opened).
     if (dir.real === "") return named();
     return named() && this.#dirStill(dir) && named() && this.#dirStill(dir);
+  }
+}
+
+// `path` opened for reading, not following a final link (as far as the
+// permission layer lets it: see openAt), never blocking, and its fstat.
+function openPlain(
+  path: string,
+): { fd: number; stats: Stats } | Exclude<OpenResult, { kind: "open" }> {
+  const node = nodeFs();
+  const c = node.constants;
+  let fd: number;
+  try {
+    fd = node.openSync(path, c.O_RDONLY | c.O_NOFOLLOW | c.O_NONBLOCK);
+  } catch (error) {
+    const code = errnoOf(error);
+    if (code === "ELOOP" || code === "EMLINK") return { kind: "link" };
+    if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
+    return { kind: "denied", code: code || String(error) };
+  }
+  try {
+    return { fd, stats: node.fstatSync(fd) };
+  } catch (error) {
+    node.closeSync(fd);
+    return { kind: "denied", code: errnoOf(error) || String(error) };
   }
 }
 

@@ -3,9 +3,10 @@
  * used again only while the name still names that very file, unchanged;
  * a swap, a replacement, an edit or a removal is seen at the next open;
  * a handle still reading an evicted descriptor keeps it until it is done;
- * and the number kept stays bounded. And `RootFs.list` in the re-checked
- * mode: a directory above changed just now is waited out, and one changed
- * (a swap out and back among them) while a listing was read refuses it.
+ * and the number kept stays bounded. And `RootFs.list` and bracketed
+ * opens in the re-checked mode: a directory above changed just now is
+ * waited out, and one changed (a swap out and back among them) while a
+ * listing or an open was read refuses it.
  */
 
 import { strict as assert } from "node:assert";
@@ -313,7 +314,7 @@ Deno.test("openAt (re-checked) with the file's bracketed lstat: that very file o
         return lstat(path);
       };
       try {
-        const opened = fs.openAt(a, "f.txt", true, listed);
+        const opened = fs.openAt(a, "f.txt", { listedPlain: true, listed });
         let text = "";
         if (opened.kind === "open") {
           const buffer = new Uint8Array(64);
@@ -362,6 +363,90 @@ Deno.test("openAt (re-checked) with the file's bracketed lstat: that very file o
     assert.equal(edited.text, "edited\n");
     assert.ok(edited.calls > 0);
   } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
+Deno.test("openAt (re-checked, bracketed): a file below the root opens once the directories on its path are settled and unchanged around the open; a link is told apart, and a swap during the open or a directory replaced refuses it", async () => {
+  const base = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "shipcode-bracketed-" }),
+  );
+  const lstat = Deno.lstatSync;
+  try {
+    const root = `${base}/root`;
+    await Deno.mkdir(`${root}/a`, { recursive: true });
+    await Deno.mkdir(`${base}/outside`);
+    await Deno.writeTextFile(`${root}/a/f.txt`, "inside\n");
+    await Deno.writeTextFile(`${base}/outside/f.txt`, `${SECRET}\n`);
+    await Deno.symlink("../../outside/f.txt", `${root}/a/l.txt`);
+    const fs = await RootFs.open(root, false);
+    const stepped = fs.stepAt(fs.rootDir, "a");
+    if (stepped.kind !== "open") throw new Error(`a: ${stepped.kind}`);
+    const a = fs.dirHandle(stepped.fd, "a", stepped.info);
+    const outcome = (name: string) => {
+      try {
+        const opened = fs.openAt(a, name, { bracketed: true });
+        let text = "";
+        if (opened.kind === "open") {
+          const buffer = new Uint8Array(64);
+          text = new TextDecoder().decode(
+            buffer.subarray(0, fs.readSync(opened.fd, buffer, 0)),
+          );
+          fs.close(opened.fd);
+        }
+        return { kind: opened.kind as string, waitMs: 0, text };
+      } catch (error) {
+        const waitMs = (error as { waitMs?: number }).waitMs ?? 0;
+        return { kind: errnoOf(error), waitMs, text: "" };
+      }
+    };
+    const settled = async (name: string) => {
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const got = outcome(name);
+        if (got.kind !== "EAGAIN") return got;
+        await new Promise((resolve) => setTimeout(resolve, got.waitMs));
+      }
+      throw new Error("never settled");
+    };
+
+    // `a` was written just now: its times could still stand still through
+    // a swap, so the open waits, as long as it says.
+    const fresh = outcome("f.txt");
+    assert.equal(fresh.kind, "EAGAIN");
+    assert.ok(fresh.waitMs > 0 && fresh.waitMs <= COARSE_RACY_MS + 1);
+    assert.deepEqual(await settled("f.txt"), {
+      kind: "open",
+      waitMs: 0,
+      text: "inside\n",
+    });
+    // A link is told apart, not followed.
+    assert.equal((await settled("l.txt")).kind, "link");
+
+    // `a` swapped out and back while the name is looked at: every path
+    // leads where it did, but the times above moved during the open.
+    let swapped = false;
+    Deno.lstatSync = (path) => {
+      if (path === `${root}/a/f.txt` && !swapped) {
+        swapped = true;
+        Deno.renameSync(`${root}/a`, `${root}/a.away`);
+        Deno.renameSync(`${root}/a.away`, `${root}/a`);
+      }
+      return lstat(path);
+    };
+    assert.equal(outcome("f.txt").kind, "ESTALE");
+    Deno.lstatSync = lstat;
+    assert.ok(swapped);
+    assert.equal((await settled("f.txt")).text, "inside\n");
+
+    // `a` replaced by another directory: its path no longer leads to the
+    // directory reached, and nothing in the new one is opened as if it
+    // were.
+    await Deno.rename(`${root}/a`, `${root}/a.old`);
+    await Deno.mkdir(`${root}/a`);
+    await Deno.writeTextFile(`${root}/a/f.txt`, "another\n");
+    assert.equal((await settled("f.txt")).kind, "ESTALE");
+  } finally {
+    Deno.lstatSync = lstat;
     await Deno.remove(base, { recursive: true });
   }
 });

@@ -298,7 +298,8 @@ export class TextIndex {
       Math.min(this.#options.maxReadBytes, SCRATCH_BYTES) + 1,
     );
     let sliceEnd = performance.now() + SLICE_MS;
-    for await (const entry of this.#ws.walk({ skips })) {
+    // Every file is read: its metadata comes with the listing (opens).
+    for await (const entry of this.#ws.walk({ skips, opens: true })) {
       if (this.#closed) return;
       if (performance.now() > sliceEnd) {
         await turn();

@@ -144,8 +144,8 @@ export interface WalkOptions {
    * The caller opens the files it is given (a search reads them all).
    * Where names are re-checked, their metadata is then read in runs, as
    * for `sizes`, and an open checks the file it got against it: one lstat
-   * a file, in a bracket the run shares, instead of four around each open.
-   * What is yielded is the same either way.
+   * a file, in a bracket the run shares, instead of a bracket around each
+   * open. What is yielded is the same either way.
    */
   opens?: boolean;
   /** Counters the walk adds to for each entry it skips. */
@@ -173,6 +173,9 @@ const YIELD_EVERY_MS = 8;
 // Readings of a directory that keeps changing above (see RootFs.list)
 // before it is given up as changing.
 const SETTLE_ATTEMPTS = 5;
+
+// Why a path that kept changing while it was read was given up.
+const KEEPS_CHANGING = "it kept changing while it was read";
 
 // Most files whose metadata a walk reads in one bracket (see walk).
 const SIZE_RUN = 256;
@@ -399,9 +402,23 @@ export class Workspace {
    */
   async open(target: string | WalkEntry): Promise<WorkspaceHandle> {
     const fs = await this.#ready();
-    const found = typeof target === "string"
-      ? this.#find(fs, target, this.#segments(target))
-      : this.#findEntry(fs, target);
+    let found: Found;
+    try {
+      // Opened in a bracket (RootFs.openAt's `bracketed`): a directory on
+      // the path that changed too lately, or during the open, is waited
+      // out and tried again, a few times.
+      found = await this.#settled(
+        () =>
+          typeof target === "string"
+            ? this.#find(fs, target, this.#segments(target), undefined, true)
+            : this.#findEntry(fs, target),
+        undefined,
+      );
+    } catch (error) {
+      if (error instanceof WorkspaceError) throw error;
+      const path = typeof target === "string" ? target : target.relative;
+      throw unreadable(path, errnoOf(error) || KEEPS_CHANGING);
+    }
     return new WorkspaceHandle(
       fs,
       found.fd,
@@ -434,15 +451,20 @@ export class Workspace {
   #findEntry(fs: RootFs, entry: WalkEntry): Found {
     const origin = this.#origins.get(entry);
     if (origin === undefined || !origin.frame.open || origin.link) {
-      return this.#find(fs, entry.relative, this.#segments(entry.relative));
+      return this.#find(
+        fs,
+        entry.relative,
+        this.#segments(entry.relative),
+        undefined,
+        true,
+      );
     }
     // The walk still holds the entry's directory: one open, no lookup.
-    const opened = fs.openAt(
-      origin.frame.dir,
-      origin.name,
-      true,
-      origin.listed,
-    );
+    const opened = fs.openAt(origin.frame.dir, origin.name, {
+      listedPlain: true,
+      listed: origin.listed,
+      bracketed: true,
+    });
     if (opened.kind === "open") {
       const dir = origin.frame.dir;
       return {
@@ -457,7 +479,13 @@ export class Workspace {
       throw unreadable(entry.relative, opened.code);
     }
     // It became a link since it was listed: resolve it as a path.
-    return this.#find(fs, entry.relative, this.#segments(entry.relative));
+    return this.#find(
+      fs,
+      entry.relative,
+      this.#segments(entry.relative),
+      undefined,
+      true,
+    );
   }
 
   /**
@@ -466,13 +494,16 @@ export class Workspace {
    * ignore rules for the path as given and for the real path reached.
    * Returns what the path names, opened when it could be. `levels`, when
    * given, receives the ignore levels of the directories above the end of
-   * a non-empty path, as the lookup met them.
+   * a non-empty path, as the lookup met them. `bracketed`: what the path
+   * names is opened as RootFs.openAt's option says (for a caller that
+   * hands out what it reads, and tries again when that throws).
    */
   #find(
     fs: RootFs,
     path: string,
     segments: string[],
     levels?: Level[],
+    bracketed = false,
   ): Found {
     const stack: DirHandle[] = [fs.rootDir];
     // Pending names, last first: the requested ones, then link targets.
@@ -511,7 +542,7 @@ export class Workspace {
           // A name with more to follow must be a directory: a step will do.
           const opened = pending.length > 0
             ? fs.stepAt(dir, name)
-            : fs.openAt(dir, name);
+            : fs.openAt(dir, name, { bracketed });
           if (opened.kind === "missing") throw notFound(path);
           if (opened.kind === "link") {
             if (++hops > MAX_LINK_HOPS) {
@@ -584,7 +615,7 @@ export class Workspace {
         const stepped = stack.pop() as DirHandle;
         const parent = stack[stack.length - 1];
         const name = stepped.real.slice(stepped.real.lastIndexOf("/") + 1);
-        const opened = fs.openAt(parent, name);
+        const opened = fs.openAt(parent, name, { bracketed });
         if (opened.kind !== "open") throw notFound(path);
         stack.push(fs.dirHandle(opened.fd, stepped.real, opened.info));
         if (
@@ -1001,7 +1032,7 @@ export class Workspace {
         );
       } catch (error) {
         signal?.throwIfAborted();
-        throw unreadable(path, errnoOf(error) || "it changed while read");
+        throw unreadable(path, errnoOf(error) || KEEPS_CHANGING);
       }
       skips.badNames += rootListing.badNames;
       let index = 0;

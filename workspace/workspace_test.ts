@@ -257,6 +257,57 @@ for (const { descriptorPaths, exchange, label, skip } of SWAP_VARIANTS) {
   );
 }
 
+Deno.test("swap race: a read by path whose every check falls in step with the swaps still gets no outside byte (re-checked opens)", async () => {
+  const { base, root } = await swapTree();
+  const ws = await Workspace.open(root, { descriptorPaths: false });
+  const decoder = new TextDecoder();
+  const read = () =>
+    ws.readFile("dir/file.txt", { maxBytes: 4096 }).then(
+      (result) => decoder.decode(result.bytes),
+      (error) => {
+        if (!(error instanceof WorkspaceError)) throw error;
+        return `refused: ${error.message}`;
+      },
+    );
+  // The luckiest adversary a loop of swaps can be: before each look at the
+  // directory or through it, the tree is put in whichever state that look
+  // must see to pass (dir a link out when the file is looked at, a real
+  // directory when the directory is), as a swap falling in step would.
+  const lstat = Deno.lstatSync;
+  let out = false;
+  let swaps = 0;
+  const swap = () => {
+    Deno.renameSync(`${root}/dir`, `${root}/dir.tmp`);
+    Deno.renameSync(`${root}/dir.link`, `${root}/dir`);
+    Deno.renameSync(`${root}/dir.tmp`, `${root}/dir.link`);
+    out = !out;
+    swaps++;
+  };
+  const stubbed = Deno as { lstatSync: typeof Deno.lstatSync };
+  try {
+    assert.equal(await read(), INSIDE, "a calm read");
+    stubbed.lstatSync = (path) => {
+      const wanted = path === `${root}/dir/file.txt`
+        ? true
+        : path === `${root}/dir`
+        ? false
+        : out;
+      if (wanted !== out) swap();
+      return lstat(path);
+    };
+    const text = await read();
+    stubbed.lstatSync = lstat;
+    assert.ok(swaps > 0, "the adversary never had a turn");
+    assert.ok(!text.includes(SECRET), `secret leaked: ${text}`);
+    if (out) swap();
+    // Once the swaps stop, the same read gets the file again.
+    assert.equal(await read(), INSIDE, "a read after the swaps");
+  } finally {
+    stubbed.lstatSync = lstat;
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
 Deno.test("a FIFO is opened without blocking and refused as not a file", async () => {
   const base = await tempBase();
   try {
