@@ -112,12 +112,25 @@ export class WorkspaceHandle implements Disposable {
   /** The first `bytes` bytes (fewer at the end of the file), synchronously. */
   head(bytes: number): Uint8Array {
     const fd = this.#file();
-    const buffer = new Uint8Array(bytes);
+    // Sized by the size seen at open (plus one byte, to notice growth),
+    // not by the cap: a walk reads hundreds of small ignore files under a
+    // cap of a megabyte each.
+    let buffer = new Uint8Array(
+      Math.max(1, Math.min(bytes, this.info.size + 1)),
+    );
     let filled = 0;
     while (filled < bytes) {
+      if (filled === buffer.length) {
+        const grown = new Uint8Array(Math.min(bytes, buffer.length * 2));
+        grown.set(buffer);
+        buffer = grown;
+      }
+      const room = buffer.length - filled;
       const read = this.#fs.readSync(fd, buffer.subarray(filled), filled);
       if (read === 0) break;
       filled += read;
+      // All the file held at open, and less than asked: its end.
+      if (read < room && filled === this.info.size) break;
     }
     return buffer.subarray(0, filled);
   }

@@ -151,7 +151,7 @@ Deno.test("reads into a scratch buffer when it fits the file, a new one when not
   }
 });
 
-Deno.test("a file read whole takes one read when it ends where its size said", async () => {
+Deno.test("a file read whole (read, head) takes one read when it ends where its size said, into a buffer of its size", async () => {
   const base = await tempBase();
   const readSync = RootFs.prototype.readSync;
   let reads = 0;
@@ -180,6 +180,24 @@ Deno.test("a file read whole takes one read when it ends where its size said", a
     assert.equal(decode(capped.bytes), "some");
     assert.equal(capped.truncated, true);
     assert.equal(reads, 1);
+
+    // `head` (the ignore files' reader) too, into a buffer of the file's
+    // size, not of its cap (a megabyte for each of hundreds of files).
+    reads = 0;
+    {
+      using handle = await ws.open("a.txt");
+      const head = handle.head(1024 * 1024);
+      assert.equal(decode(head), "some text\n");
+      assert.equal(reads, 1);
+      assert.ok(head.buffer.byteLength <= 11, `${head.buffer.byteLength}`);
+      assert.equal(decode(handle.head(4)), "some");
+      // Grown since it was opened: read on, up to the cap.
+      await Deno.writeTextFile(`${base}/a.txt`, "more\n".repeat(10), {
+        append: true,
+      });
+      assert.equal(handle.head(1024).length, 60);
+      assert.equal(handle.head(13).length, 13);
+    }
   } finally {
     RootFs.prototype.readSync = readSync;
     await Deno.remove(base, { recursive: true });
