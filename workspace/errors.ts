@@ -78,6 +78,18 @@ export function unreadable(path: string, why: string): WorkspaceError {
   );
 }
 
+/**
+ * `path` could not be read because a directory on it kept changing while
+ * it was looked at (renamed, or entries added or removed, each time).
+ */
+export function changing(path: string): WorkspaceError {
+  return new WorkspaceError(
+    "unreadable",
+    path,
+    `"${path}" kept changing while it was read (a directory on its path was renamed, or had entries added or removed, each time it was looked at); try again once it is still.`,
+  );
+}
+
 /** `path` is not a regular file (a directory, device, socket or FIFO). */
 export function notAFile(path: string, what: string): WorkspaceError {
   return new WorkspaceError(

@@ -354,6 +354,9 @@ export class RootFs {
         nodeFs().closeSync(fd);
         return { kind: "denied", code: "ESTALE" };
       }
+      // Checked after the fact, which makes an escape unlikely, not
+      // impossible: not kept for a later open to hand out.
+      if (dir.real !== "") return { kind: "open", fd, info: fileInfoOf(stats) };
     }
     const info = fileInfoOf(stats);
     this.#keep(key, fd, info);
@@ -367,29 +370,35 @@ export class RootFs {
   // lstat of `name` in between saw what the open got: the open is the
   // file inside the root when the two agree. (A check of the path after
   // the open, however often repeated, can fall in step with a loop of
-  // swaps; a directory's times cannot be put back.)
+  // swaps. A directory's change time cannot be set back, and settled
+  // readings wait until a change would move it: see #settledStamp.)
   #openBracketed(dir: DirHandle, name: string, key: string): OpenResult {
-    let opened: OpenResult | undefined;
+    let opened = { kind: "missing" } as OpenResult;
     let seen: Deno.FileInfo | undefined;
     try {
-      opened = this.#bracketed(dir, () => {
+      this.#bracketed(dir, () => {
         const path = this.pathAt(dir, name);
         try {
           seen = Deno.lstatSync(path);
         } catch (error) {
           const code = errnoOf(error);
-          if (code === "ENOENT" || code === "ENOTDIR") {
-            return { kind: "missing" };
-          }
-          return { kind: "denied", code: code || String(error) };
+          if (code === "ENOENT" || code === "ENOTDIR") return;
+          opened = { kind: "denied", code: code || String(error) };
+          return;
         }
-        if (seen.isSymlink) return { kind: "link" };
+        if (seen.isSymlink) {
+          opened = { kind: "link" };
+          return;
+        }
         const plain = openPlain(path);
-        if (!("stats" in plain)) return plain;
-        return { kind: "open", fd: plain.fd, info: fileInfoOf(plain.stats) };
+        // Set before the bracket's last check, which may throw: the catch
+        // below then closes it.
+        opened = "stats" in plain
+          ? { kind: "open", fd: plain.fd, info: fileInfoOf(plain.stats) }
+          : plain;
       }, true);
     } catch (error) {
-      if (opened?.kind === "open") nodeFs().closeSync(opened.fd);
+      if (opened.kind === "open") nodeFs().closeSync(opened.fd);
       throw error;
     }
     if (opened.kind !== "open") return opened;
@@ -625,7 +634,9 @@ export class RootFs {
     // above it is known unchanged, so it names what it named before.
     for (let i = above.length - 1; i >= 0; i--) {
       if (!this.#stampHolds(above[i], before[i])) {
-        this.#stamps.delete(above[i]);
+        // Read afresh next time, every one: those above this one were not
+        // checked, and may have changed with it (a swap moves both).
+        for (const real of above) this.#stamps.delete(real);
         throw Object.assign(new Error("a directory above changed"), {
           code: "ESTALE",
         });
@@ -698,7 +709,13 @@ export class RootFs {
       });
     }
     const stamp = stampOf(info);
-    const waitMs = settleWait(now, stamp.mtime);
+    // Whoever owns a directory can set its modification time back after a
+    // change (utimes); its change time follows the clock, so it must be
+    // settled too.
+    const waitMs = Math.max(
+      settleWait(now, stamp.mtime),
+      changeSettleWait(now, stamp.ctime),
+    );
     if (waitMs > 0) {
       throw Object.assign(new Error("a directory above changed just now"), {
         code: "EAGAIN",
@@ -827,6 +844,21 @@ function stampOf(info: Deno.FileInfo): DirStamp {
  * change is older than this is settled: any later change moves its time.
  */
 export const SETTLE_MS = 20;
+
+/**
+ * How long to wait, at `now`, until a directory whose metadata last
+ * changed at `ctime` (ms since the epoch) is settled, as
+ * {@linkcode settleWait} says for its modification time; 0 when the
+ * system gives no change time. Deno gives change times in whole seconds
+ * (whatever the file system keeps), so a change made in the same second
+ * would leave one unmoved: settled from SETTLE_MS past the next second.
+ */
+export function changeSettleWait(now: number, ctime: number): number {
+  if (!Number.isFinite(ctime)) return 0;
+  const window = ctime % 1000 === 0 ? 1000 + SETTLE_MS : SETTLE_MS;
+  if (ctime > now + window) return 0;
+  return Math.max(0, ctime + window - now + 1);
+}
 
 /**
  * How long to wait, at `now`, until a directory last changed at `mtime`

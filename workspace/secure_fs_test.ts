@@ -10,8 +10,10 @@
  */
 
 import { strict as assert } from "node:assert";
+import { closeSync, openSync } from "node:fs";
 import {
   CACHED_FILES,
+  changeSettleWait,
   type DirHandle,
   errnoOf,
   keptDescriptors,
@@ -201,6 +203,19 @@ Deno.test("settleWait: ms times settle after SETTLE_MS, whole seconds after seco
   assert.equal(settleWait(now, NaN), Infinity);
 });
 
+Deno.test("changeSettleWait: whole-second change times settle SETTLE_MS past the next second, ms ones after SETTLE_MS", () => {
+  const whole = 1_800_000_000_000;
+  // Changed in this very second: a change later in it would not move it.
+  assert.equal(changeSettleWait(whole + 300, whole), 700 + SETTLE_MS + 1);
+  assert.equal(changeSettleWait(whole + 999, whole), SETTLE_MS + 2);
+  assert.equal(changeSettleWait(whole + 1000 + SETTLE_MS + 1, whole), 0);
+  assert.equal(changeSettleWait(whole + 5000, whole), 0);
+  assert.equal(changeSettleWait(whole + 10, whole + 7), SETTLE_MS - 2);
+  assert.equal(changeSettleWait(whole, whole + 60_000), 0);
+  // No change time: the modification time alone decides.
+  assert.equal(changeSettleWait(whole, NaN), 0);
+});
+
 // The code `list` threw with, and how long it said to wait, or "listed".
 function listOutcome(
   fs: RootFs,
@@ -377,6 +392,7 @@ Deno.test("openAt (re-checked, bracketed): a file below the root opens once the 
     await Deno.mkdir(`${root}/a`, { recursive: true });
     await Deno.mkdir(`${base}/outside`);
     await Deno.writeTextFile(`${root}/a/f.txt`, "inside\n");
+    await Deno.writeTextFile(`${root}/a/g.txt`, "inside g\n");
     await Deno.writeTextFile(`${base}/outside/f.txt`, `${SECRET}\n`);
     await Deno.symlink("../../outside/f.txt", `${root}/a/l.txt`);
     const fs = await RootFs.open(root, false);
@@ -423,20 +439,29 @@ Deno.test("openAt (re-checked, bracketed): a file below the root opens once the 
     assert.equal((await settled("l.txt")).kind, "link");
 
     // `a` swapped out and back while the name is looked at: every path
-    // leads where it did, but the times above moved during the open.
+    // leads where it did, but the times above moved during the open. The
+    // file it had opened is closed (the next descriptor is the same). (A
+    // file not opened before: f.txt may have kept its descriptor.)
+    const nextFd = () => {
+      const fd = openSync(`${base}/outside/f.txt`, "r");
+      closeSync(fd);
+      return fd;
+    };
+    const free = nextFd();
     let swapped = false;
     Deno.lstatSync = (path) => {
-      if (path === `${root}/a/f.txt` && !swapped) {
+      if (path === `${root}/a/g.txt` && !swapped) {
         swapped = true;
         Deno.renameSync(`${root}/a`, `${root}/a.away`);
         Deno.renameSync(`${root}/a.away`, `${root}/a`);
       }
       return lstat(path);
     };
-    assert.equal(outcome("f.txt").kind, "ESTALE");
+    assert.equal(outcome("g.txt").kind, "ESTALE");
     Deno.lstatSync = lstat;
     assert.ok(swapped);
-    assert.equal((await settled("f.txt")).text, "inside\n");
+    assert.equal(nextFd(), free, "the refused open's descriptor was kept");
+    assert.equal((await settled("g.txt")).text, "inside g\n");
 
     // `a` replaced by another directory: its path no longer leads to the
     // directory reached, and nothing in the new one is opened as if it

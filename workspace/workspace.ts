@@ -24,6 +24,7 @@
  */
 
 import {
+  changing,
   ignored,
   invalid,
   notFound,
@@ -174,8 +175,13 @@ const YIELD_EVERY_MS = 8;
 // before it is given up as changing.
 const SETTLE_ATTEMPTS = 5;
 
-// Why a path that kept changing while it was read was given up.
-const KEEPS_CHANGING = "it kept changing while it was read";
+// The client's error for `path`, whose bracketed reading (see #settled)
+// failed with `error`: it kept changing, or it could not be read.
+function gaveUp(path: string, error: unknown): WorkspaceError {
+  const code = errnoOf(error);
+  if (code === "ESTALE" || code === "EAGAIN") return changing(path);
+  return unreadable(path, code || String(error));
+}
 
 // Most files whose metadata a walk reads in one bracket (see walk).
 const SIZE_RUN = 256;
@@ -417,7 +423,7 @@ export class Workspace {
     } catch (error) {
       if (error instanceof WorkspaceError) throw error;
       const path = typeof target === "string" ? target : target.relative;
-      throw unreadable(path, errnoOf(error) || KEEPS_CHANGING);
+      throw gaveUp(path, error);
     }
     return new WorkspaceHandle(
       fs,
@@ -1032,7 +1038,7 @@ export class Workspace {
         );
       } catch (error) {
         signal?.throwIfAborted();
-        throw unreadable(path, errnoOf(error) || KEEPS_CHANGING);
+        throw gaveUp(path, error);
       }
       skips.badNames += rootListing.badNames;
       let index = 0;

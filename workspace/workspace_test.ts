@@ -257,36 +257,52 @@ for (const { descriptorPaths, exchange, label, skip } of SWAP_VARIANTS) {
   );
 }
 
-Deno.test("swap race: a read by path whose every check falls in step with the swaps still gets no outside byte (re-checked opens)", async () => {
-  const { base, root } = await swapTree();
-  const ws = await Workspace.open(root, { descriptorPaths: false });
-  const decoder = new TextDecoder();
-  const read = () =>
-    ws.readFile("dir/file.txt", { maxBytes: 4096 }).then(
-      (result) => decoder.decode(result.bytes),
-      (error) => {
-        if (!(error instanceof WorkspaceError)) throw error;
-        return `refused: ${error.message}`;
-      },
-    );
-  // The luckiest adversary a loop of swaps can be: before each look at the
-  // directory or through it, the tree is put in whichever state that look
-  // must see to pass (dir a link out when the file is looked at, a real
-  // directory when the directory is), as a swap falling in step would.
-  const lstat = Deno.lstatSync;
-  let out = false;
-  let swaps = 0;
-  const swap = () => {
-    Deno.renameSync(`${root}/dir`, `${root}/dir.tmp`);
-    Deno.renameSync(`${root}/dir.link`, `${root}/dir`);
-    Deno.renameSync(`${root}/dir.tmp`, `${root}/dir.link`);
-    out = !out;
-    swaps++;
-  };
-  const stubbed = Deno as { lstatSync: typeof Deno.lstatSync };
-  try {
-    assert.equal(await read(), INSIDE, "a calm read");
-    stubbed.lstatSync = (path) => {
+// The luckiest adversary a loop of swaps can be, as `variant` says:
+// - "in step": before each look at the directory or through it, the tree
+//   is put in whichever state that look must see to pass (dir a link out
+//   when the file is looked at, a real directory when the directory is);
+// - "times put back": the same, and after each swap the root's times are
+//   set back as its owner can (utimes), all within one second;
+// - "kept descriptor": the same, after a walk's lookup of the file (an
+//   open checked after the fact) under the same swaps.
+for (const variant of ["in step", "times put back", "kept descriptor"]) {
+  Deno.test(`swap race: a read by path whose every check falls in step with the swaps still gets no outside byte (re-checked opens, ${variant})`, async () => {
+    if (variant === "times put back") {
+      // Just past a second's start: the whole race fits in that second.
+      while (Date.now() % 1000 > 50) {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+    }
+    const { base, root } = await swapTree();
+    if (variant === "kept descriptor") {
+      // Only a file unchanged for a while keeps its descriptor.
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const ws = await Workspace.open(root, { descriptorPaths: false });
+    const decoder = new TextDecoder();
+    const read = () =>
+      ws.readFile("dir/file.txt", { maxBytes: 4096 }).then(
+        (result) => decoder.decode(result.bytes),
+        (error) => {
+          if (!(error instanceof WorkspaceError)) throw error;
+          return `refused: ${error.message}`;
+        },
+      );
+    const lstat = Deno.lstatSync;
+    let out = false;
+    let swaps = 0;
+    let rootTimes: Deno.FileInfo | undefined;
+    const swap = () => {
+      Deno.renameSync(`${root}/dir`, `${root}/dir.tmp`);
+      Deno.renameSync(`${root}/dir.link`, `${root}/dir`);
+      Deno.renameSync(`${root}/dir.tmp`, `${root}/dir.link`);
+      if (rootTimes?.atime && rootTimes.mtime) {
+        Deno.utimeSync(root, rootTimes.atime, rootTimes.mtime);
+      }
+      out = !out;
+      swaps++;
+    };
+    const inStep = (path: string | URL) => {
       const wanted = path === `${root}/dir/file.txt`
         ? true
         : path === `${root}/dir`
@@ -295,18 +311,35 @@ Deno.test("swap race: a read by path whose every check falls in step with the sw
       if (wanted !== out) swap();
       return lstat(path);
     };
-    const text = await read();
-    stubbed.lstatSync = lstat;
-    assert.ok(swaps > 0, "the adversary never had a turn");
-    assert.ok(!text.includes(SECRET), `secret leaked: ${text}`);
-    if (out) swap();
-    // Once the swaps stop, the same read gets the file again.
-    assert.equal(await read(), INSIDE, "a read after the swaps");
-  } finally {
-    stubbed.lstatSync = lstat;
-    await Deno.remove(base, { recursive: true });
-  }
-});
+    const stubbed = Deno as { lstatSync: typeof Deno.lstatSync };
+    try {
+      assert.equal(await read(), INSIDE, "a calm read");
+      if (variant === "times put back") rootTimes = lstat(root);
+      if (variant === "kept descriptor") {
+        stubbed.lstatSync = inStep;
+        try {
+          for await (const _ of ws.walk({ path: "dir/file.txt" })) {
+            // A file: the walk refuses it, after looking it up.
+          }
+        } catch (error) {
+          if (!(error instanceof WorkspaceError)) throw error;
+        }
+      }
+      stubbed.lstatSync = inStep;
+      const text = await read();
+      stubbed.lstatSync = lstat;
+      assert.ok(swaps > 0, "the adversary never had a turn");
+      assert.ok(!text.includes(SECRET), `secret leaked: ${text}`);
+      rootTimes = undefined;
+      if (out) swap();
+      // Once the swaps stop, the same read gets the file again.
+      assert.equal(await read(), INSIDE, "a read after the swaps");
+    } finally {
+      stubbed.lstatSync = lstat;
+      await Deno.remove(base, { recursive: true });
+    }
+  });
+}
 
 Deno.test("a FIFO is opened without blocking and refused as not a file", async () => {
   const base = await tempBase();
