@@ -241,10 +241,19 @@ export class RootFs {
   // Settled readings of directories by real path (see list).
   readonly #stamps = new Map<string, DirStamp>();
 
-  private constructor(root: string, rootDir: DirHandle, proc: boolean) {
+  // The root's owner (see #settledStamp).
+  readonly #rootUid: number;
+
+  private constructor(
+    root: string,
+    rootDir: DirHandle,
+    proc: boolean,
+    rootUid: number,
+  ) {
     this.root = root;
     this.rootDir = rootDir;
     this.descriptorPaths = proc;
+    this.#rootUid = rootUid;
   }
 
   /**
@@ -266,7 +275,7 @@ export class RootFs {
         proc = false;
       }
     }
-    return new RootFs(root, rootDir, proc);
+    return new RootFs(root, rootDir, proc, stats.uid);
   }
 
   /** Absolute path of a root-relative real path (for messages, fallback). */
@@ -709,12 +718,17 @@ export class RootFs {
       });
     }
     const stamp = stampOf(info);
-    // Whoever owns a directory can set its modification time back after a
-    // change (utimes); its change time follows the clock, so it must be
-    // settled too.
+    // A directory's owner can set its modification time back after a
+    // change (utimes); its change time follows the clock, but Deno gives
+    // it in whole seconds, so settling it takes up to a second. That is
+    // waited for in directories of another owner than the root's: they may
+    // be an adversary's. The root's owner (as a rule the user running the
+    // server) is trusted not to: waiting a second after every change of
+    // the tree would stall every read below a directory that changes
+    // often.
     const waitMs = Math.max(
       settleWait(now, stamp.mtime),
-      changeSettleWait(now, stamp.ctime),
+      info.uid === this.#rootUid ? 0 : changeSettleWait(now, stamp.ctime),
     );
     if (waitMs > 0) {
       throw Object.assign(new Error("a directory above changed just now"), {
