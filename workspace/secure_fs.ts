@@ -493,18 +493,27 @@ export class RootFs {
    * checks of `dir`: its handle then has no descriptor (`fd` -1). With
    * descriptor paths it is opened like any name. `toList`: the directory
    * is stepped into to be listed (named as listed, no link), and nothing
-   * else: one reading will do (the listing checks it).
+   * else: one reading will do (the listing checks it). `bracketed`: what
+   * is reached through it is opened in a bracket (see openAt), which checks
+   * the whole path: one reading will do too.
    */
-  stepAt(dir: DirHandle, name: string, toList = false): OpenResult {
+  stepAt(
+    dir: DirHandle,
+    name: string,
+    toList = false,
+    bracketed = false,
+  ): OpenResult {
     if (this.descriptorPaths) {
       return this.openAt(dir, name, { listedPlain: toList });
     }
     let info: Deno.FileInfo;
     try {
-      // A directory stepped into only to be listed needs one reading: the
-      // listing checks that the path leads to this very directory, in its
-      // bracket (see list).
-      info = toList ? this.peekAt(dir, name) : this.lstatAt(dir, name);
+      // A directory stepped into only to be listed, or to open something
+      // in a bracket, needs one reading: the bracket checks that the path
+      // leads to this very directory (see list).
+      info = toList || bracketed
+        ? this.peekAt(dir, name)
+        : this.lstatAt(dir, name);
     } catch (error) {
       const code = errnoOf(error);
       if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };

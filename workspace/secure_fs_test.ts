@@ -475,3 +475,33 @@ Deno.test("openAt (re-checked, bracketed): a file below the root opens once the 
     await Deno.remove(base, { recursive: true });
   }
 });
+
+Deno.test("a read by path (re-checked) steps into each directory with one lstat: the bracket of its open checks the whole path", async () => {
+  const base = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "shipcode-steps-" }),
+  );
+  const lstat = Deno.lstatSync;
+  try {
+    await Deno.mkdir(`${base}/a/b/c`, { recursive: true });
+    await Deno.writeTextFile(`${base}/a/b/c/f.txt`, "deep\n");
+    await Deno.writeTextFile(`${base}/a/b/c/g.txt`, "deeper\n");
+    const ws = await Workspace.open(base, { descriptorPaths: false });
+    // Settled readings of a, a/b and a/b/c are taken, and then kept.
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_MS + 5));
+    await ws.readFile("a/b/c/f.txt", { maxBytes: 100 });
+    let calls = 0;
+    Deno.lstatSync = (path) => {
+      calls++;
+      return lstat(path);
+    };
+    const read = await ws.readFile("a/b/c/g.txt", { maxBytes: 100 });
+    Deno.lstatSync = lstat;
+    assert.equal(new TextDecoder().decode(read.bytes), "deeper\n");
+    // One lstat for each of a, b and c on the way; then, in the bracket,
+    // g.txt's, and the root, a, a/b and a/b/c read again after the open.
+    assert.equal(calls, 3 + 1 + 4);
+  } finally {
+    Deno.lstatSync = lstat;
+    await Deno.remove(base, { recursive: true });
+  }
+});

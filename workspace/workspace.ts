@@ -547,7 +547,7 @@ export class Workspace {
           const dir = stack[stack.length - 1];
           // A name with more to follow must be a directory: a step will do.
           const opened = pending.length > 0
-            ? fs.stepAt(dir, name)
+            ? fs.stepAt(dir, name, false, bracketed)
             : fs.openAt(dir, name, { bracketed });
           if (opened.kind === "missing") throw notFound(path);
           if (opened.kind === "link") {
