@@ -39,6 +39,7 @@ import { requiredRuns } from "./regex_literals.ts";
 import {
   matchLines,
   RegexBudget,
+  type RegexHit,
   RegexTimeoutError,
   regexTimeoutMessage,
 } from "./regex_worker.ts";
@@ -274,6 +275,24 @@ export async function indexedSearchText(
   }
 }
 
+// A regex search's candidates matched in one round trip to the worker, at
+// most (files, and characters of their lines).
+const BATCH_FILES = 256;
+const BATCH_CHARS = 1 << 20;
+
+// A candidate waiting in a regex search's batch: its lines (each with its
+// line number, unless it is the whole text), where they start among the
+// batch's, and the search's counts right after it.
+interface Batched {
+  relative: string;
+  lines: { text: string; line?: number }[];
+  first: number;
+  at: number;
+  examined: number;
+  searched: number;
+  skipped: number;
+}
+
 async function search(
   view: IndexView,
   from: number,
@@ -311,30 +330,86 @@ async function search(
   // required run (the worker matches line by line), or on the whole text
   // when there is no run; as in the scan, the budget bounds each file's
   // match, and the search stops after the file that fills the cap.
+  // Candidates go to the worker in batches (a round trip each would cost
+  // more than most files' matching); the counts are kept as they stood
+  // after each batched file, so that a cap filled inside a batch answers
+  // exactly as a file-by-file search stopping there.
   const lineFinder = regex === undefined ? undefined : linesHolding(call);
-  const regexHits = async (relative: string, text: string) => {
-    const lines: { text: string; line?: number }[] = lineFinder === undefined
-      ? [{ text }]
-      : lineFinder(text).map(([line, lineText]) => ({ text: lineText, line }));
-    if (regex === undefined || lines.length === 0) return;
-    const hits = await matchLines(
-      regex.source,
-      regex.flags,
-      lines.map((l) => l.text),
-      limit - matches.length,
-      new RegexBudget(parts.regexBudgetMs),
-      call.signal,
-      parts.maxLineChars,
-    );
-    for (const [i, line, lineText] of hits) {
-      matches.push({
-        path: relative,
-        line: lines[i].line ?? line,
-        text: lineText,
-      });
+  const batch: Batched[] = [];
+  let batchChars = 0;
+  // Match the batch; true when the cap is filled, with the counts and the
+  // stop put back where a file-by-file search would have left them.
+  const flush = async (): Promise<boolean> => {
+    if (regex === undefined || batch.length === 0) return false;
+    const files = batch.splice(0);
+    batchChars = 0;
+    const texts: string[] = [];
+    const owners: number[] = [];
+    for (let f = 0; f < files.length; f++) {
+      for (const line of files[f].lines) {
+        texts.push(line.text);
+        owners.push(f);
+      }
     }
+    let hits: RegexHit[];
+    try {
+      hits = await matchLines(
+        regex.source,
+        regex.flags,
+        texts,
+        limit - matches.length,
+        new RegexBudget(parts.regexBudgetMs * files.length),
+        call.signal,
+        parts.maxLineChars,
+      );
+    } catch (error) {
+      if (!(error instanceof RegexTimeoutError) || files.length === 1) {
+        throw error;
+      }
+      // Over the batch's budget: file by file, each with its own budget,
+      // tells whether one file's match overran.
+      hits = [];
+      let first = 0;
+      for (const file of files) {
+        const own = await matchLines(
+          regex.source,
+          regex.flags,
+          file.lines.map((line) => line.text),
+          limit - matches.length - hits.length,
+          new RegexBudget(parts.regexBudgetMs),
+          call.signal,
+          parts.maxLineChars,
+        );
+        for (const [i, line, text] of own) hits.push([first + i, line, text]);
+        first += file.lines.length;
+        if (matches.length + hits.length >= limit) break;
+      }
+    }
+    let last = -1;
+    for (const [i, line, text] of hits) {
+      const file = files[owners[i]];
+      const lineOf = file.lines[i - file.first].line;
+      matches.push({ path: file.relative, line: lineOf ?? line, text });
+      last = owners[i];
+    }
+    if (matches.length < limit) return false;
+    // Filled in the batch's file `last`: what came after it was not
+    // searched, and the search stops at the next file in the glob.
+    const filled = files[last];
+    examined = filled.examined;
+    searched = filled.searched;
+    skipped = filled.skipped;
+    stop = view.order.length;
+    for (let at = filled.at + 1; at < to; at++) {
+      if (call.inGlob(view.relative[view.order[at]])) {
+        stop = at;
+        break;
+      }
+    }
+    return true;
   };
   try {
+    let capped = false;
     for (let at = from; at < to; at++) {
       const id = view.order[at];
       const relative = view.relative[id];
@@ -343,6 +418,7 @@ async function search(
       if ((examined & 255) === 0 || marks[id] === 1) await pacer.tick();
       if (matches.length >= limit) {
         stop = at;
+        capped = true;
         break;
       }
       if (view.kinds[id] === FILE_SKIPPED) {
@@ -352,8 +428,34 @@ async function search(
       searched++;
       const length = view.lengths[id];
       if (regex !== undefined) {
-        if (marks[id] === 1) {
-          await regexHits(relative, await textOf(relative, length));
+        if (marks[id] !== 1) continue;
+        const text = await textOf(relative, length);
+        const lines: { text: string; line?: number }[] =
+          lineFinder === undefined
+            ? [{ text }]
+            : lineFinder(text).map(([line, lineText]) => ({
+              text: lineText,
+              line,
+            }));
+        if (lines.length === 0) continue;
+        let first = 0;
+        for (const file of batch) first += file.lines.length;
+        batch.push({
+          relative,
+          lines,
+          first,
+          at,
+          examined,
+          searched,
+          skipped,
+        });
+        for (const line of lines) batchChars += line.text.length;
+        if (
+          (batch.length >= BATCH_FILES || batchChars >= BATCH_CHARS) &&
+          await flush()
+        ) {
+          capped = true;
+          break;
         }
       } else if (marks[id] === 1) {
         const hits = await parts.literalMatches(
@@ -368,6 +470,7 @@ async function search(
         }
       }
     }
+    if (!capped) await flush();
   } catch (error) {
     if (error instanceof RegexTimeoutError) {
       return toolError(regexTimeoutMessage(query, parts.regexBudgetMs));
