@@ -456,14 +456,16 @@ export class Workspace {
 
   #findEntry(fs: RootFs, entry: WalkEntry): Found {
     const origin = this.#origins.get(entry);
-    if (origin === undefined || !origin.frame.open || origin.link) {
-      return this.#find(
+    const byPath = () =>
+      this.#find(
         fs,
         entry.relative,
         this.#segments(entry.relative),
         undefined,
         true,
       );
+    if (origin === undefined || !origin.frame.open || origin.link) {
+      return byPath();
     }
     // The walk still holds the entry's directory: one open, no lookup.
     const opened = fs.openAt(origin.frame.dir, origin.name, {
@@ -485,13 +487,7 @@ export class Workspace {
       throw unreadable(entry.relative, opened.code);
     }
     // It became a link since it was listed: resolve it as a path.
-    return this.#find(
-      fs,
-      entry.relative,
-      this.#segments(entry.relative),
-      undefined,
-      true,
-    );
+    return byPath();
   }
 
   /**
