@@ -178,8 +178,25 @@ function evict(entry: CachedFile): void {
 
 function closeShared(entry: CachedFile): void {
   sharedFds.delete(entry.fd);
+  closeFile(entry.fd);
+}
+
+// Descriptors openPlain gave and closeFile has not closed.
+let openFiles = 0;
+
+/**
+ * How many descriptors of names below a root this thread holds open (kept
+ * ones included): for tests that check that none leak.
+ */
+export function openDescriptors(): number {
+  return openFiles;
+}
+
+// Close a descriptor openPlain gave.
+function closeFile(fd: number): void {
   try {
-    nodeFs().closeSync(entry.fd);
+    nodeFs().closeSync(fd);
+    openFiles--;
   } catch {
     // Already closed.
   }
@@ -356,11 +373,11 @@ export class RootFs {
     ) {
       if (bracket) {
         // Not the file listed: opened again, as any path is.
-        nodeFs().closeSync(fd);
+        closeFile(fd);
         return this.#openBracketed(dir, name, key);
       }
       if (!this.#stillAt(dir, name, stats)) {
-        nodeFs().closeSync(fd);
+        closeFile(fd);
         return { kind: "denied", code: "ESTALE" };
       }
       // Checked after the fact, which makes an escape unlikely, not
@@ -407,13 +424,13 @@ export class RootFs {
           : plain;
       }, true);
     } catch (error) {
-      if (opened.kind === "open") nodeFs().closeSync(opened.fd);
+      if (opened.kind === "open") closeFile(opened.fd);
       throw error;
     }
     if (opened.kind !== "open") return opened;
     if (seen?.dev !== opened.info.dev || seen?.ino !== opened.info.ino) {
       // Cannot be, with the directory unchanged; refused all the same.
-      nodeFs().closeSync(opened.fd);
+      closeFile(opened.fd);
       throw Object.assign(new Error("the file changed while opened"), {
         code: "ESTALE",
       });
@@ -675,11 +692,7 @@ export class RootFs {
       if (shared.evicted && shared.users === 0) closeShared(shared);
       return;
     }
-    try {
-      nodeFs().closeSync(fd);
-    } catch {
-      // Already closed.
-    }
+    closeFile(fd);
   }
 
   /** fstat of an open descriptor. */
@@ -818,10 +831,11 @@ function openPlain(
     if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
     return { kind: "denied", code: code || String(error) };
   }
+  openFiles++;
   try {
     return { fd, stats: node.fstatSync(fd) };
   } catch (error) {
-    node.closeSync(fd);
+    closeFile(fd);
     return { kind: "denied", code: errnoOf(error) || String(error) };
   }
 }

@@ -10,7 +10,6 @@
  */
 
 import { strict as assert } from "node:assert";
-import { closeSync, openSync } from "node:fs";
 import {
   CACHED_FILES,
   changeSettleWait,
@@ -18,6 +17,7 @@ import {
   errnoOf,
   keptDescriptors,
   onBlockDevice,
+  openDescriptors,
   RootFs,
   SETTLE_MS,
   settleWait,
@@ -440,14 +440,9 @@ Deno.test("openAt (re-checked, bracketed): a file below the root opens once the 
 
     // `a` swapped out and back while the name is looked at: every path
     // leads where it did, but the times above moved during the open. The
-    // file it had opened is closed (the next descriptor is the same). (A
+    // file it had opened is closed. (A
     // file not opened before: f.txt may have kept its descriptor.)
-    const nextFd = () => {
-      const fd = openSync(`${base}/outside/f.txt`, "r");
-      closeSync(fd);
-      return fd;
-    };
-    const free = nextFd();
+    const held = openDescriptors();
     let swapped = false;
     Deno.lstatSync = (path) => {
       if (path === `${root}/a/g.txt` && !swapped) {
@@ -460,7 +455,7 @@ Deno.test("openAt (re-checked, bracketed): a file below the root opens once the 
     assert.equal(outcome("g.txt").kind, "ESTALE");
     Deno.lstatSync = lstat;
     assert.ok(swapped);
-    assert.equal(nextFd(), free, "the refused open's descriptor was kept");
+    assert.equal(openDescriptors(), held, "the refused open's descriptor");
     assert.equal((await settled("g.txt")).text, "inside g\n");
 
     // `a` replaced by another directory: its path no longer leads to the
