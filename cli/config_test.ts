@@ -302,19 +302,21 @@ Deno.test("unknownClientMessage: one line naming the client and the choices", ()
 Deno.test("launchCommand: with --http, the network only at that address, the environment only for the token", () => {
   const http = { ...config, http: "127.0.0.1:8080" };
   const args = launchCommand(underDeno, http).args;
-  assert.deepEqual(args.slice(0, 4), [
+  assert.deepEqual(args.slice(0, 5), [
     "run",
     "--allow-read",
     "--allow-net=127.0.0.1:8080",
+    "--allow-sys=uid",
     "--no-prompt",
   ]);
   assert.ok(!args.some((arg) => arg.startsWith("--allow-env")));
   assert.deepEqual(args.slice(-2), ["--http", "127.0.0.1:8080"]);
   const token = launchCommand(underDeno, { ...http, authTokenEnv: "TOK" });
-  assert.deepEqual(token.args.slice(1, 5), [
+  assert.deepEqual(token.args.slice(1, 6), [
     "--allow-read",
     "--allow-net=127.0.0.1:8080",
     "--allow-env=TOK",
+    "--allow-sys=uid",
     "--no-prompt",
   ]);
 });
@@ -337,7 +339,7 @@ Deno.test("httpClientConfig: the second hint line starts the server with --allow
     const [, start] = hintLines(hint);
     assert.equal(
       start,
-      `Start the server separately, where clients can reach it: /usr/local/bin/deno run --allow-read --allow-net=127.0.0.1:8080 --no-prompt ${V8_FLAGS_ARG} /src/shipcode/main.ts --root '${ROOT}' --http 127.0.0.1:8080`,
+      `Start the server separately, where clients can reach it: /usr/local/bin/deno run --allow-read --allow-net=127.0.0.1:8080 --allow-sys=uid --no-prompt ${V8_FLAGS_ARG} /src/shipcode/main.ts --root '${ROOT}' --http 127.0.0.1:8080`,
     );
   }
   const tokenServer = launchCommand(underDeno, withToken);
@@ -345,7 +347,7 @@ Deno.test("httpClientConfig: the second hint line starts the server with --allow
     httpClientConfig("cursor", tokenServer, withToken).hint,
   );
   assert.match(start, /with the token in environment variable MCP_TOKEN: /);
-  assert.match(start, / --allow-env=MCP_TOKEN --no-prompt /);
+  assert.match(start, / --allow-env=MCP_TOKEN --allow-sys=uid --no-prompt /);
   // A compiled binary, built to read files only, cannot be that server.
   const [, binary] = hintLines(
     httpClientConfig("cursor", undefined, overHttp).hint,

@@ -12,12 +12,14 @@
  */
 
 /**
- * Deno's permissions for the server: read files and nothing else, and
- * never a permission prompt, which would wait on the stdin that carries
- * the protocol.
+ * Deno's permissions for the server: read files, know its own user id
+ * (directories of other owners are watched more closely: see
+ * `workspace/secure_fs.ts`), and nothing else; never a permission prompt,
+ * which would wait on the stdin that carries the protocol.
  */
 export const PERMISSION_FLAGS: readonly string[] = [
   "--allow-read",
+  "--allow-sys=uid",
   "--no-prompt",
 ];
 

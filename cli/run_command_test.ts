@@ -148,13 +148,18 @@ Deno.test("DENO_RUN_FLAGS: every deno run command line in the README grants the 
   }
 });
 
-Deno.test("permissionFlags: stdio reads only; --http adds the network at its address, a token its variable", () => {
+Deno.test("permissionFlags: stdio reads (and knows its own user id) only; --http adds the network at its address, a token its variable", () => {
   assert.deepEqual(permissionFlags({ http: "", authTokenEnv: "X" }), [
     ...PERMISSION_FLAGS,
   ]);
   assert.deepEqual(
     permissionFlags({ http: "[::1]:9000", authTokenEnv: "" }),
-    ["--allow-read", "--allow-net=[::1]:9000", "--no-prompt"],
+    [
+      "--allow-read",
+      "--allow-net=[::1]:9000",
+      "--allow-sys=uid",
+      "--no-prompt",
+    ],
   );
   assert.deepEqual(
     permissionFlags({ http: "0.0.0.0:80", authTokenEnv: "TOKEN" }),
@@ -162,6 +167,7 @@ Deno.test("permissionFlags: stdio reads only; --http adds the network at its add
       "--allow-read",
       "--allow-net=0.0.0.0:80",
       "--allow-env=TOKEN",
+      "--allow-sys=uid",
       "--no-prompt",
     ],
   );
@@ -170,7 +176,7 @@ Deno.test("permissionFlags: stdio reads only; --http adds the network at its add
 Deno.test("permissionFlags: --state-key-env adds its variable on either transport, beside the token's", () => {
   assert.deepEqual(
     permissionFlags({ http: "", authTokenEnv: "", stateKeyEnv: "KEY" }),
-    ["--allow-read", "--allow-env=KEY", "--no-prompt"],
+    ["--allow-read", "--allow-env=KEY", "--allow-sys=uid", "--no-prompt"],
   );
   assert.deepEqual(
     permissionFlags({
@@ -182,12 +188,19 @@ Deno.test("permissionFlags: --state-key-env adds its variable on either transpor
       "--allow-read",
       "--allow-net=127.0.0.1:8080",
       "--allow-env=TOKEN,KEY",
+      "--allow-sys=uid",
       "--no-prompt",
     ],
   );
   // One variable for both is granted once.
   assert.deepEqual(
     permissionFlags({ http: "0:1", authTokenEnv: "S", stateKeyEnv: "S" }),
-    ["--allow-read", "--allow-net=0:1", "--allow-env=S", "--no-prompt"],
+    [
+      "--allow-read",
+      "--allow-net=0:1",
+      "--allow-env=S",
+      "--allow-sys=uid",
+      "--no-prompt",
+    ],
   );
 });

@@ -12,8 +12,8 @@
  * tests it (`deno task conformance`):
  *
  * ```sh
- * deno run --allow-read --no-prompt examples/conformance_server.ts
- * deno run --allow-read --allow-net=127.0.0.1:3001 --no-prompt examples/conformance_server.ts --http 127.0.0.1:3001
+ * deno run --allow-read --allow-sys=uid --no-prompt examples/conformance_server.ts
+ * deno run --allow-read --allow-net=127.0.0.1:3001 --allow-sys=uid --no-prompt examples/conformance_server.ts --http 127.0.0.1:3001
  * ```
  *
  * Fixtures beyond the 2025-06-18 and 2025-11-25 scenarios:

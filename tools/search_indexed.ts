@@ -333,7 +333,9 @@ async function search(
   // Candidates go to the worker in batches (a round trip each would cost
   // more than most files' matching); the counts are kept as they stood
   // after each batched file, so that a cap filled inside a batch answers
-  // exactly as a file-by-file search stopping there.
+  // exactly as a file-by-file search stopping there. (Files read past the
+  // cap are read for nothing; one of them changed since it was indexed
+  // sends the search to the scan, whose answer is the same.)
   const lineFinder = regex === undefined ? undefined : linesHolding(call);
   const batch: Batched[] = [];
   let batchChars = 0;
@@ -358,7 +360,10 @@ async function search(
         regex.flags,
         texts,
         limit - matches.length,
-        new RegexBudget(parts.regexBudgetMs * files.length),
+        // One file's budget for the batch: one over it is matched again
+        // file by file, so a file over its own budget fails as it would
+        // alone, and none under it does.
+        new RegexBudget(parts.regexBudgetMs),
         call.signal,
         parts.maxLineChars,
       );
@@ -450,8 +455,11 @@ async function search(
           skipped,
         });
         for (const line of lines) batchChars += line.text.length;
+        // At most as many files as matches are still wanted (most
+        // candidates hold one), so few are read past the cap.
         if (
-          (batch.length >= BATCH_FILES || batchChars >= BATCH_CHARS) &&
+          (batch.length >= Math.min(BATCH_FILES, limit - matches.length) ||
+            batchChars >= BATCH_CHARS) &&
           await flush()
         ) {
           capped = true;

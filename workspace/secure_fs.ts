@@ -258,19 +258,20 @@ export class RootFs {
   // Settled readings of directories by real path (see list).
   readonly #stamps = new Map<string, DirStamp>();
 
-  // The root's owner (see #settledStamp).
-  readonly #rootUid: number;
+  // The user running the server, when Deno lets it be known (see
+  // #settledStamp).
+  readonly #ownUid: number | undefined;
 
   private constructor(
     root: string,
     rootDir: DirHandle,
     proc: boolean,
-    rootUid: number,
+    ownUid: number | undefined,
   ) {
     this.root = root;
     this.rootDir = rootDir;
     this.descriptorPaths = proc;
-    this.#rootUid = rootUid;
+    this.#ownUid = ownUid;
   }
 
   /**
@@ -292,7 +293,7 @@ export class RootFs {
         proc = false;
       }
     }
-    return new RootFs(root, rootDir, proc, stats.uid);
+    return new RootFs(root, rootDir, proc, ownUid());
   }
 
   /** Absolute path of a root-relative real path (for messages, fallback). */
@@ -743,14 +744,16 @@ export class RootFs {
     // A directory's owner can set its modification time back after a
     // change (utimes); its change time follows the clock, but Deno gives
     // it in whole seconds, so settling it takes up to a second. That is
-    // waited for in directories of another owner than the root's: they may
-    // be an adversary's. The root's owner (as a rule the user running the
-    // server) is trusted not to: waiting a second after every change of
-    // the tree would stall every read below a directory that changes
-    // often.
+    // waited for in directories of any owner but the user running the
+    // server and root: they may be an adversary's. Ours and root's are
+    // trusted not to be (waiting a second after every change would stall
+    // every read below a directory that changes often); whoever runs as
+    // either could read the files directly.
+    const trusted = info.uid === 0 ||
+      (info.uid !== null && info.uid === this.#ownUid);
     const waitMs = Math.max(
       settleWait(now, stamp.mtime),
-      info.uid === this.#rootUid ? 0 : changeSettleWait(now, stamp.ctime),
+      trusted ? 0 : changeSettleWait(now, stamp.ctime),
     );
     if (waitMs > 0) {
       throw Object.assign(new Error("a directory above changed just now"), {
@@ -812,6 +815,22 @@ export class RootFs {
     // (what the name then names, not a link, is the file opened).
     if (dir.real === "") return named();
     return named() && this.#dirStill(dir) && named() && this.#dirStill(dir);
+  }
+}
+
+// The user running this process, when Deno may tell (`--allow-sys=uid`,
+// which the server is run with); undefined when it may not.
+function ownUid(): number | undefined {
+  try {
+    if (
+      Deno.permissions.querySync({ name: "sys", kind: "uid" }).state !==
+        "granted"
+    ) {
+      return undefined;
+    }
+    return Deno.uid() ?? undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -267,10 +267,21 @@ const asRoot = Deno.uid() === 0;
 // - "times put back": the same, in a directory of another user than the
 //   root's owner, who sets its times back after each swap (utimes), all
 //   within one second;
+// - "times put back, tree of another user": the same, with the root also
+//   that user's (the server's own user is the one trusted, not the
+//   root's owner);
 // - "kept descriptor": the same, after a walk's lookup of the file (an
 //   open checked after the fact) under the same swaps.
-for (const variant of ["in step", "times put back", "kept descriptor"]) {
-  const skip = variant === "times put back" && !asRoot
+for (
+  const variant of [
+    "in step",
+    "times put back",
+    "times put back, tree of another user",
+    "kept descriptor",
+  ]
+) {
+  const timed = variant.startsWith("times put back");
+  const skip = timed && !asRoot
     ? ": skipped: needs root to give a directory to another user"
     : "";
   Deno.test({
@@ -278,7 +289,7 @@ for (const variant of ["in step", "times put back", "kept descriptor"]) {
       `swap race: a read by path whose every check falls in step with the swaps still gets no outside byte (re-checked opens, ${variant}${skip})`,
     ignore: skip !== "",
   }, async () => {
-    if (variant === "times put back") {
+    if (timed) {
       // Just past a second's start: the whole race fits in that second.
       while (Date.now() % 1000 > 50) {
         await new Promise((resolve) => setTimeout(resolve, 1));
@@ -288,12 +299,17 @@ for (const variant of ["in step", "times put back", "kept descriptor"]) {
     // Where the swaps happen: the root, or a directory of another user.
     let parent = root;
     let owned = false;
-    if (variant === "times put back") {
+    if (timed) {
       parent = `${root}/sub`;
       await Deno.mkdir(parent);
       await Deno.rename(`${root}/dir`, `${parent}/dir`);
       await Deno.symlink("../../outside", `${parent}/dir.link`);
       await Deno.chown(parent, 65534, 65534);
+      if (variant.endsWith("another user")) {
+        for (const path of [root, `${parent}/dir`]) {
+          await Deno.chown(path, 65534, 65534);
+        }
+      }
       owned = true;
     }
     if (variant === "kept descriptor") {
