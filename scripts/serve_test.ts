@@ -16,12 +16,12 @@ Deno.test("serveDenoArgs: --http gets the network at its address, a token its va
     ...args,
   ]);
   assert.deepEqual(
-    serveDenoArgs(["--http", "[::1]:0"], MAIN, "/").slice(1, 4),
-    ["--allow-read", "--allow-net=[::1]:0", "--no-prompt"],
+    serveDenoArgs(["--http", "[::1]:0"], MAIN, "/").slice(1, 5),
+    ["--allow-read", "--allow-net=[::1]:0", "--allow-sys=uid", "--no-prompt"],
   );
 });
 
-Deno.test("serveDenoArgs: stdio, config, and flags that do not parse read files only", () => {
+Deno.test("serveDenoArgs: stdio, config, and flags that do not parse read files (and know their user) only", () => {
   for (
     const args of [
       [],
@@ -34,6 +34,7 @@ Deno.test("serveDenoArgs: stdio, config, and flags that do not parse read files 
     assert.deepEqual(serveDenoArgs(args, MAIN, "/"), [
       "run",
       "--allow-read",
+      "--allow-sys=uid",
       "--no-prompt",
       V8_FLAGS_ARG,
       MAIN,
