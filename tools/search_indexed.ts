@@ -338,12 +338,24 @@ async function search(
   // sends the search to the scan, whose answer is the same.)
   const lineFinder = regex === undefined ? undefined : linesHolding(call);
   const batch: Batched[] = [];
+  let batchLines = 0;
   let batchChars = 0;
   // Match the batch; true when the cap is filled, with the counts and the
   // stop put back where a file-by-file search would have left them.
   const flush = async (): Promise<boolean> => {
     if (regex === undefined || batch.length === 0) return false;
+    const match = (texts: string[], wanted: number, budget: RegexBudget) =>
+      matchLines(
+        regex.source,
+        regex.flags,
+        texts,
+        wanted,
+        budget,
+        call.signal,
+        parts.maxLineChars,
+      );
     const files = batch.splice(0);
+    batchLines = 0;
     batchChars = 0;
     const texts: string[] = [];
     const owners: number[] = [];
@@ -355,17 +367,13 @@ async function search(
     }
     let hits: RegexHit[];
     try {
-      hits = await matchLines(
-        regex.source,
-        regex.flags,
+      hits = await match(
         texts,
         limit - matches.length,
         // One file's budget for the batch: one over it is matched again
         // file by file, so a file over its own budget fails as it would
         // alone, and none under it does.
         new RegexBudget(parts.regexBudgetMs),
-        call.signal,
-        parts.maxLineChars,
       );
     } catch (error) {
       if (!(error instanceof RegexTimeoutError) || files.length === 1) {
@@ -374,19 +382,15 @@ async function search(
       // Over the batch's budget: file by file, each with its own budget,
       // tells whether one file's match overran.
       hits = [];
-      let first = 0;
       for (const file of files) {
-        const own = await matchLines(
-          regex.source,
-          regex.flags,
+        const own = await match(
           file.lines.map((line) => line.text),
           limit - matches.length - hits.length,
           new RegexBudget(parts.regexBudgetMs),
-          call.signal,
-          parts.maxLineChars,
         );
-        for (const [i, line, text] of own) hits.push([first + i, line, text]);
-        first += file.lines.length;
+        for (const [i, line, text] of own) {
+          hits.push([file.first + i, line, text]);
+        }
         if (matches.length + hits.length >= limit) break;
       }
     }
@@ -443,17 +447,16 @@ async function search(
               line,
             }));
         if (lines.length === 0) continue;
-        let first = 0;
-        for (const file of batch) first += file.lines.length;
         batch.push({
           relative,
           lines,
-          first,
+          first: batchLines,
           at,
           examined,
           searched,
           skipped,
         });
+        batchLines += lines.length;
         for (const line of lines) batchChars += line.text.length;
         // At most as many files as matches are still wanted (most
         // candidates hold one), so few are read past the cap.

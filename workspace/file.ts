@@ -115,16 +115,12 @@ export class WorkspaceHandle implements Disposable {
     // Sized by the size seen at open (plus one byte, to notice growth),
     // not by the cap: a walk reads hundreds of small ignore files under a
     // cap of a megabyte each.
-    let buffer = new Uint8Array(
+    let buffer: Uint8Array = new Uint8Array(
       Math.max(1, Math.min(bytes, this.info.size + 1)),
     );
     let filled = 0;
     while (filled < bytes) {
-      if (filled === buffer.length) {
-        const grown = new Uint8Array(Math.min(bytes, buffer.length * 2));
-        grown.set(buffer);
-        buffer = grown;
-      }
+      if (filled === buffer.length) buffer = grown(buffer, bytes);
       const room = buffer.length - filled;
       const read = this.#fs.readSync(fd, buffer.subarray(filled), filled);
       if (read === 0) break;
@@ -154,11 +150,7 @@ export class WorkspaceHandle implements Disposable {
       : new Uint8Array(wanted);
     let filled = 0;
     while (filled < limit) {
-      if (filled === buffer.length) {
-        const grown = new Uint8Array(Math.min(limit, buffer.length * 2));
-        grown.set(buffer);
-        buffer = grown;
-      }
+      if (filled === buffer.length) buffer = grown(buffer, limit);
       const room = buffer.subarray(
         filled,
         Math.min(buffer.length, filled + CHUNK_BYTES),
@@ -217,4 +209,11 @@ export class WorkspaceHandle implements Disposable {
   [Symbol.dispose](): void {
     this.close();
   }
+}
+
+// `buffer`, full, copied into one twice its length (at most `limit`).
+function grown(buffer: Uint8Array, limit: number): Uint8Array {
+  const larger = new Uint8Array(Math.min(limit, buffer.length * 2));
+  larger.set(buffer);
+  return larger;
 }

@@ -359,9 +359,7 @@ export class RootFs {
         // A hint only: what is opened is checked afterwards.
         seen = this.peekAt(dir, name);
       } catch (error) {
-        const code = errnoOf(error);
-        if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
-        return { kind: "denied", code: code || String(error) };
+        return notOpened(error);
       }
       if (seen.isSymlink) return { kind: "link" };
     }
@@ -404,20 +402,17 @@ export class RootFs {
     let seen: Deno.FileInfo | undefined;
     try {
       this.#bracketed(dir, () => {
-        const path = this.pathAt(dir, name);
         try {
-          seen = Deno.lstatSync(path);
+          seen = this.peekAt(dir, name);
         } catch (error) {
-          const code = errnoOf(error);
-          if (code === "ENOENT" || code === "ENOTDIR") return;
-          opened = { kind: "denied", code: code || String(error) };
+          opened = notOpened(error);
           return;
         }
         if (seen.isSymlink) {
           opened = { kind: "link" };
           return;
         }
-        const plain = openPlain(path);
+        const plain = openPlain(this.pathAt(dir, name));
         // Set before the bracket's last check, which may throw: the catch
         // below then closes it.
         opened = "stats" in plain
@@ -533,9 +528,7 @@ export class RootFs {
         ? this.peekAt(dir, name)
         : this.lstatAt(dir, name);
     } catch (error) {
-      const code = errnoOf(error);
-      if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
-      return { kind: "denied", code: code || String(error) };
+      return notOpened(error);
     }
     if (info.isSymlink) return { kind: "link" };
     if (!info.isDirectory) return { kind: "missing" };
@@ -834,6 +827,16 @@ function ownUid(): number | undefined {
   }
 }
 
+// What a lookup that failed with `error` found: nothing there, or a name
+// it may not look at.
+function notOpened(
+  error: unknown,
+): { kind: "missing" } | { kind: "denied"; code: string } {
+  const code = errnoOf(error);
+  if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
+  return { kind: "denied", code: code || String(error) };
+}
+
 // `path` opened for reading, not following a final link (as far as the
 // permission layer lets it: see openAt), never blocking, and its fstat.
 function openPlain(
@@ -847,8 +850,7 @@ function openPlain(
   } catch (error) {
     const code = errnoOf(error);
     if (code === "ELOOP" || code === "EMLINK") return { kind: "link" };
-    if (code === "ENOENT" || code === "ENOTDIR") return { kind: "missing" };
-    return { kind: "denied", code: code || String(error) };
+    return notOpened(error);
   }
   openFiles++;
   try {
@@ -911,9 +913,11 @@ export const SETTLE_MS = 20;
  */
 export function changeSettleWait(now: number, ctime: number): number {
   if (!Number.isFinite(ctime)) return 0;
-  const window = ctime % 1000 === 0 ? 1000 + SETTLE_MS : SETTLE_MS;
-  if (ctime > now + window) return 0;
-  return Math.max(0, ctime + window - now + 1);
+  return waitPast(
+    now,
+    ctime,
+    ctime % 1000 === 0 ? 1000 + SETTLE_MS : SETTLE_MS,
+  );
 }
 
 /**
@@ -925,7 +929,12 @@ export function changeSettleWait(now: number, ctime: number): number {
  */
 export function settleWait(now: number, mtime: number): number {
   if (!Number.isFinite(mtime)) return Infinity;
-  const window = mtime % 1000 === 0 ? COARSE_RACY_MS : SETTLE_MS;
-  if (mtime > now + window) return 0;
-  return Math.max(0, mtime + window - now + 1);
+  return waitPast(now, mtime, mtime % 1000 === 0 ? COARSE_RACY_MS : SETTLE_MS);
+}
+
+// How long, at `now`, until `window` ms have passed since `time`; 0 for a
+// time more than `window` ahead (a change now would move it back).
+function waitPast(now: number, time: number, window: number): number {
+  if (time > now + window) return 0;
+  return Math.max(0, time + window - now + 1);
 }

@@ -18,6 +18,7 @@ import {
   keptDescriptors,
   onBlockDevice,
   openDescriptors,
+  type OpenResult,
   RootFs,
   SETTLE_MS,
   settleWait,
@@ -27,14 +28,28 @@ import { Workspace, WorkspaceError } from "./workspace.ts";
 
 const SECRET = "SECRET-OUTSIDE-THE-ROOT-9e2a";
 
+// A new temporary directory, by its real path.
+async function tempBase(prefix: string): Promise<string> {
+  return await Deno.realPath(await Deno.makeTempDir({ prefix }));
+}
+
+// The first 64 bytes of what `opened` opened (closed after), or "".
+function textOf(fs: RootFs, opened: OpenResult): string {
+  if (opened.kind !== "open") return "";
+  const buffer = new Uint8Array(64);
+  const text = new TextDecoder().decode(
+    buffer.subarray(0, fs.readSync(opened.fd, buffer, 0)),
+  );
+  fs.close(opened.fd);
+  return text;
+}
+
 // Files changed within 100 ms are never kept (their times may not move on
 // the next change): a tree is made, then left to age past that.
 const AGE_MS = 250;
 
 async function agedTree(): Promise<{ base: string; root: string }> {
-  const base = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "shipcode-fd-cache-" }),
-  );
+  const base = await tempBase("shipcode-fd-cache-");
   const root = `${base}/root`;
   await Deno.mkdir(`${root}/dir`, { recursive: true });
   await Deno.mkdir(`${base}/outside`);
@@ -241,9 +256,7 @@ async function settledList(fs: RootFs, dir: DirHandle): Promise<string[]> {
 }
 
 Deno.test("list (re-checked): a directory above changed just now is waited out, one changed since its settled reading refuses the listing", async () => {
-  const base = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "shipcode-list-" }),
-  );
+  const base = await tempBase("shipcode-list-");
   try {
     const root = `${base}/root`;
     await Deno.mkdir(`${root}/a/b`, { recursive: true });
@@ -293,9 +306,7 @@ Deno.test("list (re-checked): a directory above changed just now is waited out, 
 });
 
 Deno.test("openAt (re-checked) with the file's bracketed lstat: that very file opens with no check of its path; one swapped for a link, replaced or edited since is checked as before", async () => {
-  const base = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "shipcode-listed-" }),
-  );
+  const base = await tempBase("shipcode-listed-");
   try {
     const root = `${base}/root`;
     await Deno.mkdir(`${root}/a`, { recursive: true });
@@ -330,15 +341,7 @@ Deno.test("openAt (re-checked) with the file's bracketed lstat: that very file o
       };
       try {
         const opened = fs.openAt(a, "f.txt", { listedPlain: true, listed });
-        let text = "";
-        if (opened.kind === "open") {
-          const buffer = new Uint8Array(64);
-          text = new TextDecoder().decode(
-            buffer.subarray(0, fs.readSync(opened.fd, buffer, 0)),
-          );
-          fs.close(opened.fd);
-        }
-        return { kind: opened.kind, calls, text };
+        return { kind: opened.kind, calls, text: textOf(fs, opened) };
       } finally {
         Deno.lstatSync = lstat;
       }
@@ -383,9 +386,7 @@ Deno.test("openAt (re-checked) with the file's bracketed lstat: that very file o
 });
 
 Deno.test("openAt (re-checked, bracketed): a file below the root opens once the directories on its path are settled and unchanged around the open; a link is told apart, and a swap during the open or a directory replaced refuses it", async () => {
-  const base = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "shipcode-bracketed-" }),
-  );
+  const base = await tempBase("shipcode-bracketed-");
   const lstat = Deno.lstatSync;
   try {
     const root = `${base}/root`;
@@ -402,15 +403,11 @@ Deno.test("openAt (re-checked, bracketed): a file below the root opens once the 
     const outcome = (name: string) => {
       try {
         const opened = fs.openAt(a, name, { bracketed: true });
-        let text = "";
-        if (opened.kind === "open") {
-          const buffer = new Uint8Array(64);
-          text = new TextDecoder().decode(
-            buffer.subarray(0, fs.readSync(opened.fd, buffer, 0)),
-          );
-          fs.close(opened.fd);
-        }
-        return { kind: opened.kind as string, waitMs: 0, text };
+        return {
+          kind: opened.kind as string,
+          waitMs: 0,
+          text: textOf(fs, opened),
+        };
       } catch (error) {
         const waitMs = (error as { waitMs?: number }).waitMs ?? 0;
         return { kind: errnoOf(error), waitMs, text: "" };
@@ -472,9 +469,7 @@ Deno.test("openAt (re-checked, bracketed): a file below the root opens once the 
 });
 
 Deno.test("a read by path (re-checked) steps into each directory with one lstat: the bracket of its open checks the whole path", async () => {
-  const base = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "shipcode-steps-" }),
-  );
+  const base = await tempBase("shipcode-steps-");
   const lstat = Deno.lstatSync;
   try {
     await Deno.mkdir(`${base}/a/b/c`, { recursive: true });
