@@ -57,12 +57,15 @@ for (const agent of AGENTS) {
               ],
             };
           } else {
-            listening = await startListening(
-              serverCommand(
-                ["--http", "127.0.0.1:0", "--root", workspace],
-                "bundle",
-              ),
+            // Deno's flags for the bundle, with the network at loopback.
+            const { command, args } = serverCommand(
+              ["--http", "127.0.0.1:0", "--root", workspace],
+              "bundle",
             );
+            listening = await startListening({
+              command,
+              args: ["run", "--allow-net=127.0.0.1", ...args.slice(1)],
+            });
             server = { wire, url: listening.url };
           }
           const script = new Script(CASES.map((c) => c.call));
