@@ -17,6 +17,7 @@ import type { Handler } from "../mcp/server.ts";
 import type { ClientInfo } from "../mcp/session.ts";
 import {
   capabilitiesForVersion,
+  isProtocolVersion,
   serverInfoForVersion,
 } from "../mcp/protocol_versions.ts";
 
@@ -78,6 +79,12 @@ export const initialize: Handler = (params, { server, session }) => {
       server.protocolVersions.includes(requested)
     ? requested
     : server.protocolVersions[0];
+  if (version !== requested) {
+    server.logger.log(
+      "info",
+      versionMismatch(requested, version, clientInfo, server.protocolVersions),
+    );
+  }
 
   session.state = "initializing";
   session.protocolVersion = version;
@@ -99,6 +106,39 @@ export const initialize: Handler = (params, { server, session }) => {
   }
   return result;
 };
+
+/**
+ * One log line for a client that asked for a version this server does not
+ * serve: what it asked, what it was offered, and how to serve what it
+ * asked for. Many clients give up on the offer with a message of their own
+ * that names no cause; this line is where the user finds it. Client text
+ * is quoted (a newline cannot forge a log line) and cut.
+ */
+export function versionMismatch(
+  requested: unknown,
+  offered: string,
+  clientInfo: unknown,
+  served: readonly string[],
+): string {
+  const quote = (value: unknown) => JSON.stringify(String(value).slice(0, 100));
+  const client = isObject(clientInfo)
+    ? `client ${quote(clientInfo.name)} ${quote(clientInfo.version)}`
+    : "a client";
+  const asked = typeof requested === "string"
+    ? `asked for protocol version ${quote(requested)}`
+    : "gave no protocol version";
+  let how = "";
+  if (typeof requested === "string" && isProtocolVersion(requested)) {
+    const wanted = [...served, requested].sort().join(",");
+    how =
+      ` To serve it too, start the server with --protocol-versions ${wanted}.`;
+  } else if (typeof requested === "string") {
+    how = " This server does not know that version.";
+  }
+  return `${client} ${asked}; this server serves ${
+    served.join(", ")
+  } and offered ${offered}.${how}`;
+}
 
 /** Handle `notifications/initialized`: the session is ready. */
 export const initialized: Handler = (_params, { session }) => {

@@ -171,10 +171,15 @@ export function resourceNotFound(uri: string): RpcError {
   return new RpcError(
     ErrorCode.ResourceNotFound,
     `Resource not found: ${
-      uri.length > 200 ? uri.slice(0, 200) + "…" : uri
+      shortUri(uri)
     } names no resource this server can read; use a URI from resources/list or resources/templates/list.`,
     { uri },
   );
+}
+
+/** `uri` as messages show it: cut at 200 characters. */
+export function shortUri(uri: string): string {
+  return uri.length > 200 ? uri.slice(0, 200) + "…" : uri;
 }
 
 /**

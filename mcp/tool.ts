@@ -18,6 +18,7 @@ import type { LoggingLevel } from "./logging.ts";
 import type { ClientRequestOptions, Session } from "./session.ts";
 import { trackLoading } from "./loading.ts";
 import { schemaDialect } from "./schema_dialect.ts";
+import { misspelledArguments } from "./misspelled.ts";
 
 // The validator module (and Ajv behind it) loads with the first check:
 // a server that is only asked to initialize and ping never pays for it.
@@ -376,14 +377,20 @@ export class ToolRegistry {
     );
   }
 
-  /** Check `args` against the tool's inputSchema; empty when valid. */
+  /**
+   * Check `args` against the tool's inputSchema, and for undeclared names
+   * that are slips of declared ones; empty when valid.
+   */
   async validateArguments(tool: Tool, args: unknown): Promise<SchemaFailure[]> {
     let check = this.#inputChecks.get(tool.name);
     if (check === undefined) {
       check = compileSchema(tool.inputSchema);
       this.#inputChecks.set(tool.name, check);
     }
-    return (await check)(args);
+    return [
+      ...(await check)(args),
+      ...misspelledArguments(tool.inputSchema, args),
+    ];
   }
 
   /**

@@ -16,6 +16,7 @@ import {
   type ResourceProvider,
   type ResourceTemplate,
   type ResourceWatch,
+  shortUri,
 } from "../mcp/resource.ts";
 import type { Completion, CompletionContext } from "../mcp/completion.ts";
 import { completePath } from "../workspace/complete_path.ts";
@@ -127,15 +128,17 @@ export class WorkspaceResources implements PathResources {
           if (!this.uris.roundTrips(entry.relative)) return false;
           // A plain file met by the walk has passed every rule a read
           // applies (ignores, links, identity); its size came with it.
+          // A file over the read cap is left out: resources/read would
+          // refuse it (read_file reads it by line range).
           if (entry.isFile && entry.size !== undefined) {
             sizes.set(entry.relative, entry.size);
-            return true;
+            return entry.size <= this.maxReadBytes;
           }
           try {
             const resolved = await this.workspace.resolve(entry.relative);
             if (!resolved.info.isFile) return false;
             sizes.set(entry.relative, resolved.info.size);
-            return true;
+            return resolved.info.size <= this.maxReadBytes;
           } catch (error) {
             if (error instanceof WorkspaceError) return false;
             throw error;
@@ -250,7 +253,12 @@ export class WorkspaceResources implements PathResources {
     }];
   }
 
-  /** The regular file `uri` names, opened, or -32002 (whatever the reason). */
+  /**
+   * The regular file `uri` names, opened, or -32002: one message for
+   * whatever keeps a path from being read (outside, ignored, missing), so
+   * nothing outside leaks; one that says what it is for a directory or a
+   * special file inside the workspace.
+   */
   async #openFile(uri: string): Promise<WorkspaceHandle> {
     const relative = this.uris.relativeOf(uri);
     if (relative === undefined) throw resourceNotFound(uri);
@@ -263,8 +271,15 @@ export class WorkspaceResources implements PathResources {
       throw error;
     }
     if (!file.info.isFile) {
+      const what = file.info.isDirectory
+        ? "a directory; its files are resources of their own (resources/list, or the workspace-file template with a path below it)"
+        : "not a regular file (a pipe, socket or device), so it has no contents to read; file_info describes it";
       file.close();
-      throw resourceNotFound(uri);
+      throw new RpcError(
+        ErrorCode.ResourceNotFound,
+        `Resource not readable: ${shortUri(uri)} is ${what}.`,
+        { uri },
+      );
     }
     return file;
   }

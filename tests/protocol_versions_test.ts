@@ -183,3 +183,42 @@ for (const t of TARGETS) {
     },
   });
 }
+
+Deno.test("a client asking for a version not enabled is told, on stderr at info, how to enable it", async () => {
+  const ask = (version: string, name: string) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: version,
+        capabilities: {},
+        clientInfo: { name, version: "4.3.19" },
+      },
+    }) + "\n";
+  const run = await runServer(
+    new TextEncoder().encode(ask("2024-11-05", "ai\nforged line")),
+    ["--log-level", "info", "--root", PROJECT_ROOT],
+    "source",
+  );
+  const stderr = new TextDecoder().decode(run.stderr);
+  assert.match(
+    stderr,
+    /client "ai\\nforged line" "4\.3\.19" asked for protocol version "2024-11-05"; this server serves 2025-06-18 and offered 2025-06-18\. To serve it too, start the server with --protocol-versions 2024-11-05,2025-06-18\.\n/,
+  );
+  const quiet = await runServer(
+    new TextEncoder().encode(ask("2024-11-05", "ai")),
+    ["--root", PROJECT_ROOT],
+    "source",
+  );
+  assert.equal(new TextDecoder().decode(quiet.stderr), "", "below info, quiet");
+  const unknown = await runServer(
+    new TextEncoder().encode(ask("2099-01-01", "ai")),
+    ["--log-level", "info", "--root", PROJECT_ROOT],
+    "source",
+  );
+  assert.match(
+    new TextDecoder().decode(unknown.stderr),
+    /asked for protocol version "2099-01-01"; .* This server does not know that version\./,
+  );
+});

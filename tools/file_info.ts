@@ -63,7 +63,6 @@ export function fileInfoTool(ws: WorkspaceView): Tool {
         },
       },
       required: ["path"],
-      additionalProperties: false,
     },
     outputSchema: {
       type: "object",

@@ -1,7 +1,7 @@
 /**
  * What `find_files` answers, from a walk or from the index: the matching
- * paths one per line, then bracketed notes, and the count as structured
- * content.
+ * paths one per line, then bracketed notes, as plain text (no structured
+ * content, which some clients would hand their model instead).
  *
  * @module
  */
@@ -11,8 +11,6 @@ import type { ToolResult } from "../mcp/tool.ts";
 
 /** What a `find_files` call found. */
 export interface FindOutcome {
-  /** The glob as asked. */
-  pattern: string;
   /** The matching paths, as shown, at most `limit`. */
   paths: readonly string[];
   /** The cap on paths. */
@@ -25,7 +23,7 @@ export interface FindOutcome {
 
 /** The tool result for `outcome`. */
 export function findAnswer(outcome: FindOutcome): ToolResult {
-  const { pattern, paths, limit, truncated } = outcome;
+  const { paths, limit, truncated } = outcome;
   const lines = [...paths];
   if (truncated) {
     lines.push(
@@ -39,6 +37,5 @@ export function findAnswer(outcome: FindOutcome): ToolResult {
   if (outcome.walkNote !== undefined) lines.push(`[${outcome.walkNote}]`);
   return {
     content: [textContent(lines.join("\n"))],
-    structuredContent: { pattern, count: paths.length, truncated },
   };
 }

@@ -1,9 +1,8 @@
 import { strict as assert } from "node:assert";
 import { findAnswer } from "./find_answer.ts";
 
-Deno.test("findAnswer: paths, then the notes; the count as structured content", () => {
+Deno.test("findAnswer: paths, then the notes, as plain text alone", () => {
   const result = findAnswer({
-    pattern: "*.ts",
     paths: ["a.ts", "b/c.ts"],
     limit: 2,
     truncated: true,
@@ -18,16 +17,11 @@ Deno.test("findAnswer: paths, then the notes; the count as structured content", 
       "[1 unreadable entry was skipped.]",
     ].join("\n"),
   }]);
-  assert.deepEqual(result.structuredContent, {
-    pattern: "*.ts",
-    count: 2,
-    truncated: true,
-  });
+  assert.equal(result.structuredContent, undefined);
 });
 
 Deno.test("findAnswer: no match suggests a broader pattern", () => {
   const result = findAnswer({
-    pattern: "*.zz",
     paths: [],
     limit: 10,
     truncated: false,
@@ -38,5 +32,4 @@ Deno.test("findAnswer: no match suggests a broader pattern", () => {
     text:
       '[No files match; try a broader pattern such as "*" + an extension, or list_directory.]',
   }]);
-  assert.equal(result.structuredContent?.count, 0);
 });

@@ -1,6 +1,6 @@
 /**
  * `find_files`: workspace files whose path matches a glob, one path per
- * line; structured output holds the count alone.
+ * line, as plain text.
  *
  * @module
  */
@@ -49,21 +49,12 @@ export function findFilesTool(
         limit: {
           type: "integer",
           minimum: 1,
+          maximum: caps.maxEntries,
           description:
             `Most paths to return (default and maximum ${caps.maxEntries}).`,
         },
       },
       required: ["pattern"],
-      additionalProperties: false,
-    },
-    outputSchema: {
-      type: "object",
-      properties: {
-        pattern: { type: "string" },
-        count: { type: "integer", minimum: 0 },
-        truncated: { type: "boolean" },
-      },
-      required: ["pattern", "count", "truncated"],
     },
     annotations: READ_ONLY,
     async run(args, ctx) {
@@ -107,7 +98,6 @@ export function findFilesTool(
         found.push(displayPath(entry.relative));
       }
       return findAnswer({
-        pattern,
         paths: found,
         limit,
         truncated,

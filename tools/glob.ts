@@ -177,6 +177,12 @@ function parseSegment(source: string, pattern: string): Segment {
         `extended globs such as ${c}(…) are not supported (write \\( to match a parenthesis)`,
       );
     }
+    if (c === "[" && classEnd(source, i) === -1) {
+      throw new GlobError(
+        pattern,
+        'a "[" opens a character class that is never closed with "]" (write \\[ to match a bracket)',
+      );
+    }
     if (c === "\\") {
       if (i + 1 < source.length) i++;
       tokens.push({ kind: "char", code: source.charCodeAt(i) });

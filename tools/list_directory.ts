@@ -1,7 +1,6 @@
 /**
  * `list_directory`: the entries of a directory, with type and size, sorted,
- * optionally several levels deep: one line per entry in the text, counts
- * alone in structured output.
+ * optionally several levels deep: one line per entry, as plain text.
  *
  * @module
  */
@@ -42,23 +41,14 @@ export function listDirectoryTool(
           description: "Levels to descend; 1 lists only the directory itself.",
         },
       },
-      additionalProperties: false,
-    },
-    outputSchema: {
-      type: "object",
-      properties: {
-        path: { type: "string" },
-        count: { type: "integer", minimum: 0 },
-        truncated: { type: "boolean" },
-      },
-      required: ["path", "count", "truncated"],
     },
     annotations: READ_ONLY,
     async run(args, ctx) {
       const path = args.path ?? "";
       const asked = args.depth ?? 1;
       const depth = Math.min(asked, caps.maxDepth);
-      const start = await ws.resolve(path);
+      // Refused here, before any walk, when it is no directory of the root.
+      await ws.resolve(path);
       const lines: string[] = [];
       const notes: string[] = [];
       // Progress: entries listed so far (the total is not known).
@@ -71,7 +61,6 @@ export function listDirectoryTool(
             `${lines.length} entries listed`,
           ),
       );
-      let truncated = false;
       const skips = walkSkips();
       for await (
         const entry of ws.walk({
@@ -84,7 +73,6 @@ export function listDirectoryTool(
       ) {
         if (pacer.due()) await pacer.pause();
         if (lines.length === caps.maxEntries) {
-          truncated = true;
           notes.push(
             `Only the first ${caps.maxEntries} entries are shown; list a subdirectory or use a smaller depth to see the rest.`,
           );
@@ -101,7 +89,6 @@ export function listDirectoryTool(
       }
       const count = lines.length;
       if (asked > caps.maxDepth) {
-        truncated = true;
         notes.push(
           `Depth is capped at ${caps.maxDepth}; list a subdirectory to go deeper.`,
         );
@@ -112,7 +99,6 @@ export function listDirectoryTool(
       if (notes.length > 0) lines.push(`[${notes.join(" ")}]`);
       return {
         content: [textContent(lines.join("\n"))],
-        structuredContent: { path: start.relative, count, truncated },
       };
     },
   });

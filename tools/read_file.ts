@@ -1,14 +1,14 @@
 /**
  * `read_file`: a text file by line range, as numbered lines (like
  * `cat -n`); images and audio as such; other binary files described
- * instead of dumped. The text block is the file's text; structured output
- * holds only what describes it (range, totals, truncation), so an answer
- * costs about what the file does.
+ * instead of dumped. The answer is plain text, with no structured content:
+ * agent CLIs that prefer structured content hand their model that alone,
+ * so the text must be the whole answer, and as plain text it costs about
+ * what the file does.
  *
  * @module
  */
 
-import type { JsonObject } from "../mcp/jsonrpc.ts";
 import { type ContentBlock, defineTool, type Tool } from "../mcp/tool.ts";
 import {
   audioContent,
@@ -28,6 +28,17 @@ import { Pacer, plural, READ_ONLY, type ToolCaps } from "./common.ts";
 
 /** Lines returned when the call gives no `limit`. */
 export const DEFAULT_LINE_LIMIT = 2000;
+
+/**
+ * Most characters of text one call returns, numbers included (less when
+ * `--max-read-bytes` is lower). Agent CLIs hand their model only a preview
+ * of a large tool result and keep the rest in a file the model may never
+ * open; the lowest such threshold measured is Qwen Code 0.24.4's, 25,000
+ * characters (Claude Code 2.1.328: about 50,000 as serialized; Gemini CLI
+ * 0.61.0: 40,000). A page of 20,000 stays under all of them with room for
+ * JSON escapes, and its last line says where the next page starts.
+ */
+export const READ_PAGE_BYTES = 20_000;
 
 /**
  * `lines` numbered from `first`, like `cat -n`: each number right-aligned
@@ -54,6 +65,13 @@ function mediaKind(
   }
   if (mimeType.startsWith("audio/")) return "audio";
   return undefined;
+}
+
+/** How many "\n" bytes `bytes` holds. */
+function newlines(bytes: Uint8Array): number {
+  let count = 0;
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 0x0a) count++;
+  return count;
 }
 
 /**
@@ -152,11 +170,12 @@ export function readFileTool(
   ws: WorkspaceView,
   caps: Pick<ToolCaps, "maxReadBytes">,
 ): Tool {
+  const pageBytes = Math.min(caps.maxReadBytes, READ_PAGE_BYTES);
   return defineTool({
     name: "read_file",
     title: "Read file",
     description:
-      `Read a text file from the workspace by line range. The text comes back as numbered lines, like cat -n: each line's 1-based number, a tab, then the line. "offset" is the first line (default 1), "limit" the number of lines (default ${DEFAULT_LINE_LIMIT}); when more lines follow, or the ${caps.maxReadBytes}-byte limit per call stops the output, a last line in brackets says so and gives the offset to continue from. structuredContent holds the range (startLine, endLine, totalLines when known, hasMore, truncated), not the text. Images and audio come back as media content; other binary files are described (size, type) rather than shown.`,
+      `Read a text file from the workspace by line range. The text comes back as numbered lines, like cat -n: each line's 1-based number, a tab, then the line. "offset" is the first line (default 1), "limit" the number of lines (default ${DEFAULT_LINE_LIMIT}); when more lines follow, or the ${pageBytes}-byte limit per call stops the output, a last line in brackets says so and gives the offset to continue from. Images and audio come back as media content; other binary files are described (size, type) rather than shown.`,
     inputSchema: {
       type: "object",
       properties: {
@@ -179,22 +198,6 @@ export function readFileTool(
         },
       },
       required: ["path"],
-      additionalProperties: false,
-    },
-    outputSchema: {
-      type: "object",
-      properties: {
-        path: { type: "string" },
-        kind: { type: "string", enum: ["text", "image", "audio", "binary"] },
-        size: { type: "integer", minimum: 0 },
-        mimeType: { type: "string" },
-        startLine: { type: "integer", minimum: 1 },
-        endLine: { type: "integer", minimum: 0 },
-        totalLines: { type: "integer", minimum: 0 },
-        hasMore: { type: "boolean" },
-        truncated: { type: "boolean" },
-      },
-      required: ["path", "kind", "size", "truncated"],
     },
     annotations: READ_ONLY,
     async run(args, ctx) {
@@ -212,7 +215,6 @@ export function readFileTool(
       }
       const size = file.info.size;
       const mimeType = await mimeTypeOf(file.relative);
-      const base: JsonObject = { path: file.relative };
       const media = mediaKind(mimeType);
       if (media !== undefined && mimeType !== undefined) {
         if (size > caps.maxReadBytes) {
@@ -232,13 +234,6 @@ export function readFileTool(
             block,
             textContent(`[${file.relative}: ${mimeType}, ${size} bytes]`),
           ],
-          structuredContent: {
-            ...base,
-            kind: media,
-            size,
-            mimeType,
-            truncated: false,
-          },
         };
       }
       // Bounded by what is read: the file may have grown since it was opened.
@@ -255,30 +250,29 @@ export function readFileTool(
               `[${file.relative} is a binary file (${size} bytes, ${type}); its bytes are not shown. Use file_info for details.]`,
             ),
           ],
-          structuredContent: {
-            ...base,
-            kind: "binary",
-            size,
-            mimeType: type,
-            truncated: false,
-          },
         };
       }
 
       // Text: stop reading once the range is filled.
       const lines: string[] = [];
       let number = 0;
-      let budget = caps.maxReadBytes;
+      let budget = pageBytes;
       let truncated = false;
       let hasMore = false;
       let reachedEnd = true;
       const encoder = new TextEncoder();
       const pacer = new Pacer(ctx.signal);
-      // A UTF-8 file that fits the budget whole cannot overrun it, so its
-      // lines need not be measured one by one.
+      // A line costs its bytes, its newline and its number with the tab
+      // (no wider than the range's last number): the page bounds what the
+      // model reads, not only what the file holds.
+      const numberCost = String(Math.min(offset + limit - 1, 2 ** 53)).length +
+        1;
+      // A UTF-8 file that fits the page whole, numbers and all, cannot
+      // overrun it, so its lines need not be measured one by one.
       const measure = textEncodingOf(head) !== "utf-8" ||
-        whole === undefined || whole.length + 1 > caps.maxReadBytes;
-      const splitter = new LineSplitter(caps.maxReadBytes + 1);
+        whole === undefined ||
+        whole.length + (newlines(whole) + 1) * (numberCost + 1) > pageBytes;
+      const splitter = new LineSplitter(pageBytes + 1);
       const take = (line: string): boolean => {
         number++;
         if (number < offset) return true;
@@ -287,11 +281,15 @@ export function readFileTool(
           reachedEnd = false;
           return false;
         }
-        const bytes = measure ? encoder.encode(line).length + 1 : 0;
+        const bytes = measure
+          ? encoder.encode(line).length + 1 + numberCost
+          : 0;
         if (bytes > budget) {
           truncated = true;
           // One line larger than the whole budget: return its start.
-          if (lines.length === 0) lines.push(line.slice(0, budget));
+          if (lines.length === 0) {
+            lines.push(line.slice(0, Math.max(0, budget - numberCost)));
+          }
           hasMore = true;
           reachedEnd = false;
           return false;
@@ -319,21 +317,10 @@ export function readFileTool(
         );
       }
       const endLine = offset + lines.length - 1;
-      const data: JsonObject = {
-        ...base,
-        kind: "text",
-        size,
-      };
-      if (mimeType !== undefined) data.mimeType = mimeType;
-      data.startLine = offset;
-      data.endLine = endLine;
-      if (reachedEnd) data.totalLines = number;
-      data.hasMore = hasMore;
-      data.truncated = truncated;
       let text = numberLines(lines, offset);
       if (truncated) {
         text +=
-          `\n[Lines ${offset}-${endLine} shown: the ${caps.maxReadBytes}-byte read limit was reached; call again with offset ${
+          `\n[Lines ${offset}-${endLine} shown: the ${pageBytes}-byte limit per call was reached; call again with offset ${
             endLine + 1
           } for the rest.]`;
       } else if (hasMore) {
@@ -344,7 +331,7 @@ export function readFileTool(
       } else if (number === 0) {
         text = "[The file is empty.]";
       }
-      return { content: [textContent(text)], structuredContent: data };
+      return { content: [textContent(text)] };
     },
   });
 }

@@ -1,5 +1,6 @@
 import { strict as assert } from "node:assert";
 import { LARGE_FILE_BYTES, makeTempWorkspace } from "../tests/tools_fixture.ts";
+import { READ_PAGE_BYTES } from "./read_file.ts";
 import { call, textOf, toolServer } from "../tests/tools_harness.ts";
 import type { JsonObject } from "../mcp/jsonrpc.ts";
 
@@ -15,32 +16,21 @@ function linesOf(
   return out;
 }
 
-Deno.test("read_file: line range with numbers, hasMore and totalLines", async () => {
+Deno.test("read_file: line range with numbers, as plain text alone", async () => {
   await using tmp = await makeTempWorkspace();
   const { server, session } = await toolServer(tmp.root);
   const all = await call(server, session, "read_file", { path: "src/main.ts" });
-  const data = all.structuredContent!;
-  assert.equal(data.totalLines, 5);
-  assert.equal(data.hasMore, false);
+  // No structured content: clients that prefer it would hand their model
+  // that alone, without the text.
+  assert.equal(all.structuredContent, undefined);
   assert.deepEqual(linesOf(all).map((l) => l.line), [1, 2, 3, 4, 5]);
-  // The text is the file, numbered; structured output does not repeat it.
+  // The text is the file, numbered, and nothing else.
   const file = await Deno.readTextFile(`${tmp.root}/src/main.ts`);
   assert.equal(
     textOf(all),
     file.replace(/\n$/, "").split("\n").map((l, i) => `${i + 1}\t${l}`)
       .join("\n"),
   );
-  assert.deepEqual(Object.keys(data), [
-    "path",
-    "kind",
-    "size",
-    "mimeType",
-    "startLine",
-    "endLine",
-    "totalLines",
-    "hasMore",
-    "truncated",
-  ]);
   const part = await call(server, session, "read_file", {
     path: "src/main.ts",
     offset: 3,
@@ -50,8 +40,6 @@ Deno.test("read_file: line range with numbers, hasMore and totalLines", async ()
     { line: 3, text: "export function main(): void {" },
     { line: 4, text: '  greet("world");' },
   ]);
-  assert.equal(part.structuredContent!.hasMore, true);
-  assert.equal(part.structuredContent!.endLine, 4);
   const last = textOf(part).split("\n").at(-1) as string;
   assert.match(last, /^\[Lines 3-4 shown; .*offset 5\.\]$/);
   const past = await call(server, session, "read_file", {
@@ -79,7 +67,6 @@ Deno.test("read_file: UTF-16, unicode names, empty file", async () => {
   const empty = await call(server, session, "read_file", { path: "empty.txt" });
   assert.deepEqual(linesOf(empty), []);
   assert.equal(textOf(empty), "[The file is empty.]");
-  assert.equal(empty.structuredContent!.totalLines, 0);
 });
 
 Deno.test("read_file: image as image content, binary described, directory refused", async () => {
@@ -99,8 +86,10 @@ Deno.test("read_file: image as image content, binary described, directory refuse
   const bin = await call(server, session, "read_file", {
     path: "data/blob.bin",
   });
-  assert.equal(bin.structuredContent!.kind, "binary");
-  assert.equal(bin.structuredContent!.size, 20);
+  assert.equal(
+    textOf(bin),
+    "[data/blob.bin is a binary file (20 bytes, application/octet-stream); its bytes are not shown. Use file_info for details.]",
+  );
   assert.ok(!textOf(bin).includes("needle"), "binary bytes were dumped");
   const dir = await call(server, session, "read_file", { path: "src" });
   assert.equal(dir.isError, true);
@@ -113,16 +102,15 @@ Deno.test("read_file: the byte cap cuts a large file and says how to go on", asy
     caps: { maxReadBytes: 4096 },
   });
   const big = await call(server, session, "read_file", { path: "large.txt" });
-  const data = big.structuredContent!;
-  assert.equal(data.truncated, true);
-  assert.equal(data.size, (await Deno.stat(`${tmp.root}/large.txt`)).size);
-  assert.ok(data.size as number >= LARGE_FILE_BYTES);
+  assert.ok(
+    (await Deno.stat(`${tmp.root}/large.txt`)).size >= LARGE_FILE_BYTES,
+  );
   const lines = linesOf(big);
   const returned = lines.reduce((n, l) => n + l.text.length + 1, 0);
   assert.ok(returned <= 4096, `returned ${returned} bytes`);
   assert.match(
     textOf(big).split("\n").at(-1) as string,
-    new RegExp(`4096-byte read limit .*offset ${lines.length + 1} `),
+    new RegExp(`4096-byte limit per call .*offset ${lines.length + 1} `),
   );
   // A range deep in the file is still readable under the cap.
   const deep = await call(server, session, "read_file", {
@@ -138,4 +126,35 @@ Deno.test("read_file: the byte cap cuts a large file and says how to go on", asy
   });
   assert.equal(png.isError, true);
   assert.match(textOf(png), /max-read-bytes/);
+});
+
+Deno.test("read_file: one call returns at most a page, under what agent CLIs hand their model whole", async () => {
+  await using tmp = await makeTempWorkspace();
+  const { server, session } = await toolServer(tmp.root, {
+    caps: { maxReadBytes: 1 << 20 },
+  });
+  // 1,500 lines of 60 bytes: 90,000 bytes, under the line limit.
+  const line = "x".repeat(59);
+  await Deno.writeTextFile(
+    `${tmp.root}/wide.txt`,
+    `${line}\n`.repeat(1500),
+  );
+  const first = await call(server, session, "read_file", { path: "wide.txt" });
+  const text = textOf(first);
+  assert.ok(text.length <= READ_PAGE_BYTES + 200, `${text.length} characters`);
+  const shown = linesOf(first);
+  assert.ok(shown.length > 100 && shown.length < 1500, `${shown.length}`);
+  assert.match(
+    text.split("\n").at(-1)!,
+    new RegExp(
+      `^\\[Lines 1-${shown.length} shown: the ${READ_PAGE_BYTES}-byte limit per call was reached; call again with offset ${
+        shown.length + 1
+      } for the rest\\.\\]$`,
+    ),
+  );
+  const next = await call(server, session, "read_file", {
+    path: "wide.txt",
+    offset: shown.length + 1,
+  });
+  assert.equal(linesOf(next)[0].line, shown.length + 1);
 });

@@ -1,8 +1,8 @@
 /**
  * What `search_text` answers, however the matches were found (a scan on
  * this thread, scan workers, or the index): the matching lines as
- * `path:line:text`, then one bracketed line of notes, and the counts as
- * structured content.
+ * `path:line:text`, then one bracketed line of notes, as plain text (no
+ * structured content, which some clients would hand their model instead).
  *
  * @module
  */
@@ -23,8 +23,6 @@ export interface Match {
 
 /** What a search found and how far it went. */
 export interface SearchOutcome {
-  /** The query as asked. */
-  query: string;
   /** The matches, in walk order, at most `limit`. */
   matches: readonly Match[];
   /** The cap on matches. */
@@ -41,14 +39,14 @@ export interface SearchOutcome {
 
 /** The tool result for `outcome`. */
 export function searchAnswer(outcome: SearchOutcome): ToolResult {
-  const { query, matches, limit, searched, skipped } = outcome;
+  const { matches, limit, searched, skipped } = outcome;
   const truncated = matches.length >= limit;
   const notes: string[] = [];
   if (truncated) {
     notes.push(
-      `Stopped at ${
-        plural(limit, "match", "matches")
-      }; narrow "path" or "glob", or refine the query, to see others.`,
+      `Stopped at ${plural(limit, "match", "matches")}, in the first ${
+        plural(searched, "file", "files")
+      } searched; narrow "path" or "glob", or refine the query, to see others.`,
     );
   }
   if (skipped > 0) {
@@ -68,12 +66,5 @@ export function searchAnswer(outcome: SearchOutcome): ToolResult {
   if (notes.length > 0) lines.push(`[${notes.join(" ")}]`);
   return {
     content: [textContent(lines.join("\n"))],
-    structuredContent: {
-      query,
-      count: matches.length,
-      filesSearched: searched,
-      filesSkipped: skipped,
-      truncated,
-    },
   };
 }

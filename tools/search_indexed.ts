@@ -184,7 +184,6 @@ export async function indexedFindFiles(
     paths.push(displayPath(relative));
   }
   return findAnswer({
-    pattern: call.pattern,
     paths,
     limit,
     truncated,
@@ -489,7 +488,6 @@ async function search(
     throw error;
   }
   return searchAnswer({
-    query,
     matches,
     limit,
     searched,

@@ -16,7 +16,13 @@ import {
 } from "../workspace/workspace.ts";
 import type { WorkspaceView } from "../workspace/roots.ts";
 import type { TextIndex } from "../workspace/text_index.ts";
-import { Pacer, READ_ONLY, skippedNote, type ToolCaps } from "./common.ts";
+import {
+  Pacer,
+  plural,
+  READ_ONLY,
+  skippedNote,
+  type ToolCaps,
+} from "./common.ts";
 import { GLOB_SYNTAX, globMatcher } from "./glob.ts";
 import { literalPrefilter } from "./prefilter.ts";
 import { MAX_REGEX_LENGTH, prepareRegex, type SearchRegex } from "./regex.ts";
@@ -113,29 +119,12 @@ export function searchTextTool(
         limit: {
           type: "integer",
           minimum: 1,
+          maximum: caps.maxMatches,
           description:
             `Most matches to return (default and maximum ${caps.maxMatches}).`,
         },
       },
       required: ["query"],
-      additionalProperties: false,
-    },
-    outputSchema: {
-      type: "object",
-      properties: {
-        query: { type: "string" },
-        count: { type: "integer", minimum: 0 },
-        filesSearched: { type: "integer", minimum: 0 },
-        filesSkipped: { type: "integer", minimum: 0 },
-        truncated: { type: "boolean" },
-      },
-      required: [
-        "query",
-        "count",
-        "filesSearched",
-        "filesSkipped",
-        "truncated",
-      ],
     },
     annotations: READ_ONLY,
     async run(args, ctx) {
@@ -178,7 +167,7 @@ export function searchTextTool(
             ctx.reportProgress(
               examined,
               undefined,
-              `${examined} files examined`,
+              `${plural(examined, "file", "files")} examined`,
             ),
         }, {
           literalMatches,
@@ -198,7 +187,7 @@ export function searchTextTool(
           ctx.reportProgress(
             examined,
             start.info.isFile ? 1 : undefined,
-            `${examined} files examined`,
+            `${plural(examined, "file", "files")} examined`,
           ),
       );
       let skips = walkSkips();
@@ -266,7 +255,11 @@ export function searchTextTool(
             signal: ctx.signal,
             budgetMs: REGEX_BUDGET_MS,
             progress: (count) =>
-              ctx.reportProgress(count, undefined, `${count} files examined`),
+              ctx.reportProgress(
+                count,
+                undefined,
+                `${plural(count, "file", "files")} examined`,
+              ),
           });
           matches.push(...outcome.matches);
           searched = outcome.searched;
@@ -332,7 +325,6 @@ export function searchTextTool(
         throw error;
       }
       return searchAnswer({
-        query,
         matches,
         limit,
         searched,

@@ -952,7 +952,9 @@ export class Workspace {
       throw new WorkspaceError(
         "not_a_directory",
         path,
-        `"${path}" is a file, not a directory; use read_file or file_info for files.`,
+        start.info.isFile
+          ? `"${path}" is a file, not a directory; use read_file or file_info for files.`
+          : `"${path}" is not a regular file or a directory (a pipe, socket or device), so it cannot be listed or searched; file_info describes it.`,
       );
     }
     if (start.dir === undefined) {
