@@ -62,7 +62,6 @@ import {
   taskHandlers,
   TASKS_EXTENSION,
   textContent,
-  toolError,
   watchResources,
 } from "../mod.ts";
 import {
@@ -304,7 +303,12 @@ function clientFailure(what: string, error: unknown) {
   const reason = error instanceof RpcError
     ? `${error.message} (code ${error.code})`
     : (error as Error).message;
-  return toolError(`The ${what} request to the client failed: ${reason}`);
+  return {
+    content: [
+      textContent(`The ${what} request to the client failed: ${reason}`),
+    ],
+    isError: true,
+  };
 }
 
 /**
@@ -705,8 +709,12 @@ function registerTools(server: McpServer, resources: FixtureResources): void {
     name: "test_error_handling",
     description: "Always fails, as a tool error.",
     inputSchema: NO_ARGUMENTS,
-    run: () =>
-      toolError("This tool intentionally returns an error for testing"),
+    run: () => ({
+      content: [
+        textContent("This tool intentionally returns an error for testing"),
+      ],
+      isError: true,
+    }),
   }));
   tools.register(defineTool({
     name: "test_reconnection",

@@ -207,7 +207,7 @@ Deno.test("tools/call: invalid arguments are a result with isError from 2025-11-
   assert.equal(soft.structuredContent, undefined);
   assert.match(
     soft.content[0].text,
-    /^Invalid arguments for tool echo:\narguments\/path: must be string/,
+    /^Error: Invalid arguments for tool echo:\narguments\/path: must be string/,
   );
   assert.match(soft.content[0].text, /inputSchema/);
 });
@@ -217,7 +217,7 @@ Deno.test("tools/call: a ToolFailure is a result with isError and its message, n
   assert.deepEqual(await call("refuses", {}), {
     content: [{
       type: "text",
-      text: "No such file: a.txt. List the directory first.",
+      text: "Error: No such file: a.txt. List the directory first.",
     }],
     isError: true,
   });
@@ -230,7 +230,7 @@ Deno.test("tools/call: any other error is a result with isError; the detail goes
   assert.equal(result.isError, true);
   assert.match(
     result.content[0].text,
-    /^Tool breaks failed unexpectedly \(internal detail 42\)\..*log/,
+    /^Error: Tool breaks failed unexpectedly \(internal detail 42\)\..*log/,
   );
   // The stack is for the operator, never for the client.
   assert.ok(!result.content[0].text.includes("at "), result.content[0].text);

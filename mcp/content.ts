@@ -54,7 +54,11 @@ export function structuredResult(
   };
 }
 
-/** A tool execution error: the message tells the model what to do. */
+/**
+ * A tool execution error: the message tells the model what to do. The
+ * text starts with "Error: ", since several clients hand their model the
+ * text without the `isError` flag (Codex CLI, the AI SDK, mcp-use).
+ */
 export function toolError(message: string): ToolResult {
-  return { content: [textContent(message)], isError: true };
+  return { content: [textContent(`Error: ${message}`)], isError: true };
 }

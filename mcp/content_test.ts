@@ -55,6 +55,6 @@ Deno.test("content: structured results carry the same data as text; errors are i
   );
   assert.equal(
     json(toolError("no such file")),
-    '{"content":[{"type":"text","text":"no such file"}],"isError":true}',
+    '{"content":[{"type":"text","text":"Error: no such file"}],"isError":true}',
   );
 });

@@ -208,12 +208,8 @@ export const aiSdk: Library = {
   version: "2.0.99",
   hands: "the `content` text blocks (`toModelOutput`), never " +
     "`structuredContent`; an `isError` result goes to the model as an " +
-    "ordinary result, not as an error",
-  known: {
-    "error: not marked as an error": "`execute` returns an `isError` " +
-      "result rather than throwing it, so the AI SDK hands it over as a " +
-      "`content` output, not an `error-text` one",
-  },
+    "ordinary result (`execute` returns it rather than throwing), so the " +
+    'text\'s leading "Error: " is what marks it',
   async open(server) {
     // deno-lint-ignore no-import-prefix
     const { createMCPClient } = await import("npm:@ai-sdk/mcp@2.0.99");
@@ -410,14 +406,7 @@ export const mcpUse: Library = {
   version: "1.34.6",
   hands: "`JSON.stringify` of the whole result (`content`, " +
     "`structuredContent`, `isError`) as the ToolMessage's text, never an " +
-    "error status",
-  known: {
-    'error: the model did not read "\\"missing.txt\\" does not exist"':
-      "the message reaches the model JSON-escaped, inside the whole " +
-      "result's JSON",
-    "error: not marked as an error": "its tools never throw, so the " +
-      "agent's ToolMessage never has the `error` status",
-  },
+    'error status (the text\'s leading "Error: " marks an error)',
   async open(server) {
     // Its telemetry (PostHog) is on unless this says otherwise.
     Deno.env.set("MCP_USE_ANONYMIZED_TELEMETRY", "false");
