@@ -80,7 +80,10 @@ Deno.test("search_text: regex, glob, limit cap", async () => {
       regex: true,
     });
     assert.equal(bad.isError, true);
-    assert.match(textOf(bad), /^Error: The regular expression "\(\[" is not valid/);
+    assert.match(
+      textOf(bad),
+      /^Error: The regular expression "\(\[" is not valid/,
+    );
   } finally {
     stopRegexWorker();
   }
