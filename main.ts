@@ -251,6 +251,24 @@ function rootProblem(root: string): string | undefined {
   }
 }
 
+/**
+ * Whether the server runs from a clone of the repository: `main.ts`, or
+ * the bundle `deno task start` builds in its `dist/` (beside which the
+ * npm package, say, has no `main.ts`).
+ */
+function fromRepository(): boolean {
+  const entry = Deno.mainModule;
+  if (entry.endsWith("/main.ts")) return true;
+  if (!entry.startsWith("file:") || !entry.endsWith("/dist/shipcode-mcp.js")) {
+    return false;
+  }
+  try {
+    return Deno.statSync(new URL("../main.ts", entry)).isFile;
+  } catch {
+    return false;
+  }
+}
+
 /** The entry script's path, for the `deno run` command line `config` prints. */
 async function mainScript(): Promise<string> {
   const url = new URL(Deno.mainModule);
@@ -476,9 +494,10 @@ async function serveOverHttp(config: Config): Promise<number> {
       ? Deno.build.standalone
         ? `this compiled binary reads files only; from the repository, serve with deno task serve --http ${config.http}`
         : `run deno with --allow-net=${config.http}${
-          // From source, most likely through `deno task start`, which
-          // grants reading only: the task that grants the rest is `serve`.
-          Deno.mainModule.endsWith("/main.ts")
+          // From the repository, most likely through `deno task start`,
+          // which grants reading only: the task that grants the rest is
+          // `serve`.
+          fromRepository()
             ? ` (from the repository: deno task serve --http ${config.http})`
             : ""}`
       : (error as Error).message;
