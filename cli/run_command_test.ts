@@ -120,10 +120,17 @@ Deno.test("the serve task runs scripts/serve.ts, which gives the server permissi
   assert.match(source, /\.\.\.permissionFlags\(needs\), V8_FLAGS_ARG/);
 });
 
-Deno.test("DENO_RUN_FLAGS: every deno run command line in the README grants the same permissions and V8 flags", async () => {
+Deno.test("DENO_RUN_FLAGS: every deno run command line in the README, CONTRIBUTING.md and docs/ grants the same permissions and V8 flags", async () => {
+  const files = [new URL("README.md", ROOT), new URL("CONTRIBUTING.md", ROOT)];
+  for await (const entry of Deno.readDir(new URL("docs/", ROOT))) {
+    if (entry.name.endsWith(".md")) {
+      files.push(new URL(`docs/${entry.name}`, ROOT));
+    }
+  }
+  let text = "";
+  for (const file of files) text += await Deno.readTextFile(file) + "\n";
   // Shell continuations (also inside `#` comments) joined into one line.
-  const readme = (await Deno.readTextFile(new URL("README.md", ROOT)))
-    .replace(/ *\\\n[ #]*/g, " ");
+  const readme = text.replace(/ *\\\n[ #]*/g, " ");
   const runs = [...readme.matchAll(/deno run (--[^`\n]*)/g)].map((m) => m[1]);
   assert.ok(runs.length >= 3, `only ${runs.length} deno run lines found`);
   for (const run of runs) {

@@ -1,8 +1,8 @@
 /**
  * Several `main.ts --http` instances behind a real load balancer (nginx
  * from the system's packages), all on loopback, for the scale-out tests:
- * the instances, the balancer started from the site configuration the
- * README shows (`examples/deploy/nginx.conf`, only its addresses
+ * the instances, the balancer started from the site configuration
+ * docs/http.md links (`examples/deploy/nginx.conf`, only its addresses
  * replaced), and a `fetch` for the SDK client that records which instance
  * answered each request (the `X-Upstream` header the test's nginx adds
  * from `$upstream_addr`) and retries a request the balancer could not
@@ -16,7 +16,7 @@ import { permissionFlags, V8_FLAGS_ARG } from "../cli/run_command.ts";
 import { type ListeningProcess, startListening } from "./process.ts";
 import { PROJECT_ROOT } from "./server_command.ts";
 
-/** The nginx site configuration the README shows. */
+/** The nginx site configuration docs/http.md links. */
 export const NGINX_SITE: URL = new URL(
   "../examples/deploy/nginx.conf",
   import.meta.url,
@@ -66,11 +66,11 @@ const UPSTREAM_SERVER = /^(\s*)server 127\.0\.0\.1:\d+((?: [^;]*)?);$/;
 const LISTEN = /^(\s*)listen [^;]+;$/;
 
 /**
- * The site configuration `template` (the README's) listening on `listen`
+ * The site configuration `template` (`examples/deploy`'s) listening on `listen`
  * (`HOST:PORT`) and balancing over `upstreams` (`HOST:PORT` each): its
  * `listen` line and its upstream `server` lines replaced (each new one
  * with the first one's parameters), everything else as it is. Throws when
- * the template lacks them, so the test and the README cannot drift apart.
+ * the template lacks them, so the test and the example cannot drift apart.
  */
 export function nginxSite(
   template: string,
@@ -165,7 +165,7 @@ export function startNginx(
   });
 }
 
-/** The HAProxy configuration the README shows. */
+/** The HAProxy configuration docs/http.md links. */
 export const HAPROXY_CONFIG: URL = new URL(
   "../examples/deploy/haproxy.cfg",
   import.meta.url,
@@ -178,7 +178,7 @@ const BACKEND_SERVER = /^(\s*)server \S+ 127\.0\.0\.1:\d+((?: [^\n]*)?)$/;
 const BIND = /^(\s*)bind \S+$/;
 
 /**
- * The HAProxy configuration `template` (the README's) bound to `listen`
+ * The HAProxy configuration `template` (`examples/deploy`'s) bound to `listen`
  * and balancing over `upstreams`, like {@linkcode nginxSite}; and, for the
  * test to see, the instance that answered in an `X-Upstream` header.
  */

@@ -319,20 +319,25 @@ function hasScript(): boolean {
   }
 }
 
-Deno.test("README: every flag documented, and the piped example's output is exact", async () => {
-  const readme = await Deno.readTextFile(join(PROJECT_ROOT, "README.md"));
+Deno.test("docs/flags.md: every flag documented; CONTRIBUTING.md: the piped example's output is exact", async () => {
+  const flags = await Deno.readTextFile(
+    join(PROJECT_ROOT, "docs", "flags.md"),
+  );
   for (const name of FLAG_NAMES) {
-    assert.ok(readme.includes(`\`--${name}`), `README lacks --${name}`);
+    assert.ok(flags.includes(`\`--${name}`), `docs/flags.md lacks --${name}`);
   }
+  const readme = await Deno.readTextFile(
+    join(PROJECT_ROOT, "CONTRIBUTING.md"),
+  );
   const example = /```sh\n(echo '[^\n]*' \| deno task start)\n```/.exec(
     readme,
   );
-  assert.ok(example, "README has no piped deno task start example");
+  assert.ok(example, "CONTRIBUTING.md has no piped deno task start example");
   const input = /echo '([^']*)'/.exec(example[1])![1];
   const printed = /prints exactly this line[\s\S]*?```\n([^\n]*)\n```/.exec(
     readme,
   );
-  assert.ok(printed, "README does not show the example's output");
+  assert.ok(printed, "CONTRIBUTING.md does not show the example's output");
   // As written: deno task start, from the repository (INIT_CWD unset, as
   // in a shell; this test may itself run under deno task).
   const env = Deno.env.toObject();
@@ -354,8 +359,10 @@ Deno.test("README: every flag documented, and the piped example's output is exac
   assert.equal(out.code, 0);
 });
 
-Deno.test("README set-up: two npx commands and installer lines, all pinned to the tested Deno", async () => {
-  const readme = await Deno.readTextFile(join(PROJECT_ROOT, "README.md"));
+Deno.test("CONTRIBUTING.md set-up: two npx commands and installer lines, all pinned to the tested Deno", async () => {
+  const readme = await Deno.readTextFile(
+    join(PROJECT_ROOT, "CONTRIBUTING.md"),
+  );
   const version = Deno.version.deno;
   const setup = readme.slice(readme.indexOf("## Set up"));
   const first = /```sh\n([\s\S]*?)```/.exec(setup)![1];
@@ -370,9 +377,19 @@ Deno.test("README set-up: two npx commands and installer lines, all pinned to th
   );
   assert.ok(readme.includes(`install.ps1) } v${version}`));
   assert.ok(readme.includes(`npm install -g deno@${version}`));
-  // No other Deno version, and no unpinned installer, anywhere in it.
-  for (const match of readme.matchAll(/deno@(\d+\.\d+\.\d+)/g)) {
-    assert.equal(match[1], version, match[0]);
+  // No other Deno version, and no unpinned installer, anywhere in it, in
+  // the README or in docs/.
+  const texts = [
+    readme,
+    await Deno.readTextFile(join(PROJECT_ROOT, "README.md")),
+  ];
+  for await (const entry of Deno.readDir(join(PROJECT_ROOT, "docs"))) {
+    texts.push(await Deno.readTextFile(join(PROJECT_ROOT, "docs", entry.name)));
   }
-  assert.ok(!/install\.sh \| sh\s*(#|$)/m.test(readme));
+  for (const text of texts) {
+    for (const match of text.matchAll(/deno@(\d+\.\d+\.\d+)/g)) {
+      assert.equal(match[1], version, match[0]);
+    }
+    assert.ok(!/install\.sh \| sh\s*(#|$)/m.test(text));
+  }
 });

@@ -1,8 +1,9 @@
 /**
- * The load balancer configurations in `examples/deploy/` are the ones the
- * README shows, word for word, and the ones `scale_out_test.ts` starts
- * the balancers from: these tests check the first, and that only the
- * addresses change on the way to the second.
+ * The load balancer configurations in `examples/deploy/` are the ones
+ * docs/http.md links (and no document copies them, so none can drift from
+ * them), and the ones `scale_out_test.ts` starts the balancers from: these
+ * tests check the first, and that only the addresses change on the way to
+ * the second.
  *
  * @module
  */
@@ -15,21 +16,40 @@ import {
   nginxSite,
 } from "./balancer.ts";
 
-const README = new URL("../README.md", import.meta.url);
+const ROOT = new URL("../", import.meta.url);
 
-Deno.test("README: the deployment section shows examples/deploy/nginx.conf and haproxy.cfg as they are", async () => {
-  const readme = await Deno.readTextFile(README);
-  const section = readme.slice(
-    readme.indexOf("\n## Deployment behind a load balancer\n"),
+/** README.md, CONTRIBUTING.md and docs/*.md, by path. */
+async function documents(): Promise<Map<string, string>> {
+  const paths = ["README.md", "CONTRIBUTING.md"];
+  for await (const entry of Deno.readDir(new URL("docs/", ROOT))) {
+    if (entry.name.endsWith(".md")) paths.push(`docs/${entry.name}`);
+  }
+  const texts = new Map<string, string>();
+  for (const path of paths) {
+    texts.set(path, await Deno.readTextFile(new URL(path, ROOT)));
+  }
+  return texts;
+}
+
+Deno.test("docs/http.md: its deployment section links examples/deploy/nginx.conf and haproxy.cfg, and no document copies them", async () => {
+  const docs = await documents();
+  const http = docs.get("docs/http.md")!;
+  const section = http.slice(
+    http.indexOf("\n## Deployment behind a load balancer\n"),
   );
-  assert.ok(section.length > 1, "the README has a deployment section");
-  for (
-    const [fence, file] of [["nginx", NGINX_SITE], ["haproxy", HAPROXY_CONFIG]]
-  ) {
-    const text = await Deno.readTextFile(file as URL);
+  assert.ok(section.length > 1, "docs/http.md has a deployment section");
+  for (const file of [NGINX_SITE, HAPROXY_CONFIG]) {
+    const name = file.pathname.split("/").pop()!;
     assert.ok(
-      section.includes("```" + fence + "\n" + text + "```\n"),
-      `the README shows ${(file as URL).pathname} unchanged`,
+      section.includes(`](../examples/deploy/${name})`),
+      `docs/http.md links examples/deploy/${name}`,
+    );
+    await Deno.stat(file);
+  }
+  for (const [path, text] of docs) {
+    assert.ok(
+      !/```(nginx|haproxy)\n/.test(text),
+      `${path} copies a balancer configuration instead of linking it`,
     );
   }
 });

@@ -1,7 +1,7 @@
 /**
- * The README's "Use the library" example, as written: its code saved in a
- * directory outside the repository (only the clone's path filled in) and
- * run with the README's command line, serves a working MCP server: tools
+ * The "Use the library" example of docs/library.md, as written: its code
+ * saved in a directory outside the repository (only the clone's path filled
+ * in) and run with the command line given there, serves a working MCP server: tools
  * (whose arguments go through the lazily loaded schema validator) and
  * resources answer without an internal error.
  */
@@ -10,12 +10,14 @@ import { strict as assert } from "node:assert";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "./server_command.ts";
 
-const README = await Deno.readTextFile(join(PROJECT_ROOT, "README.md"));
+const README = await Deno.readTextFile(
+  join(PROJECT_ROOT, "docs", "library.md"),
+);
 const section = README.slice(README.indexOf("## Use the library"));
 const code = /```ts\n([\s\S]*?)```/.exec(section)![1];
 const commandLine = /```sh\n(deno run [^\n]*example\.ts)\n```/.exec(section);
 
-Deno.test("README library example: runs as written from outside the repository", async () => {
+Deno.test("docs/library.md example: runs as written from outside the repository", async () => {
   assert.ok(commandLine, "the section gives no deno run command");
   assert.ok(code.includes('"/path/to/shipcode-mcp/mod.ts"'));
   const dir = await Deno.makeTempDir({ prefix: "shipcode-example-" });

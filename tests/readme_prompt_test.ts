@@ -1,5 +1,5 @@
 /**
- * The README's "Prompts and completion" example is a working prompt: it
+ * CONTRIBUTING.md's "Add a prompt" example is a working prompt: it
  * type-checks as a module of `prompts/`, and registered on a server it
  * answers `prompts/get` with the file embedded and completes its `path`.
  *
@@ -23,17 +23,17 @@ import { TEST_CAPS } from "./tools_harness.ts";
 
 const ROOT = new URL("../", import.meta.url);
 
-/** The ```ts blocks of the README's "Prompts and completion" section. */
+/** The ```ts blocks of CONTRIBUTING.md's "Add a prompt" section. */
 async function exampleBlocks(): Promise<string[]> {
-  const readme = await Deno.readTextFile(new URL("README.md", ROOT));
-  const start = readme.indexOf("\n## Prompts and completion\n");
-  assert.notEqual(start, -1, 'README has no "## Prompts and completion"');
+  const readme = await Deno.readTextFile(new URL("CONTRIBUTING.md", ROOT));
+  const start = readme.indexOf("\n## Add a prompt\n");
+  assert.notEqual(start, -1, 'CONTRIBUTING.md has no "## Add a prompt"');
   const end = readme.indexOf("\n## ", start + 1);
   const section = readme.slice(start, end === -1 ? undefined : end);
   return [...section.matchAll(/\n```ts\n([\s\S]*?)\n```\n/g)].map((m) => m[1]);
 }
 
-Deno.test("README: the prompt example runs as a module of prompts/", async () => {
+Deno.test("CONTRIBUTING.md: the prompt example runs as a module of prompts/", async () => {
   const [module, entry] = await exampleBlocks();
   assert.equal(entry, "explainFilePrompt(source),");
   const dir = await Deno.makeTempDir({ prefix: "shipcode-readme-prompt-" });

@@ -1,5 +1,5 @@
 /**
- * The README's "Add a tool" example is a working tool: it type-checks as a
+ * CONTRIBUTING.md's "Add a tool" example is a working tool: it type-checks as a
  * module of `tools/`, and a server that registers it answers a call with
  * what the file holds.
  *
@@ -14,11 +14,11 @@ import { callRaw, TEST_CAPS, toolServer } from "./tools_harness.ts";
 
 const ROOT = new URL("../", import.meta.url);
 
-/** The ```ts blocks of the README's "Add a tool" section, in order. */
+/** The ```ts blocks of CONTRIBUTING.md's "Add a tool" section, in order. */
 async function exampleBlocks(): Promise<string[]> {
-  const readme = await Deno.readTextFile(new URL("README.md", ROOT));
+  const readme = await Deno.readTextFile(new URL("CONTRIBUTING.md", ROOT));
   const start = readme.indexOf("\n## Add a tool\n");
-  assert.notEqual(start, -1, 'README has no "## Add a tool" section');
+  assert.notEqual(start, -1, 'CONTRIBUTING.md has no "## Add a tool" section');
   const end = readme.indexOf("\n## ", start + 1);
   const section = readme.slice(start, end === -1 ? undefined : end);
   return [...section.matchAll(/\n```ts\n([\s\S]*?)\n```\n/g)].map((m) => m[1]);
@@ -40,7 +40,7 @@ async function writeExample(
   return path;
 }
 
-Deno.test("README: the Add a tool example type-checks, registers and runs", async () => {
+Deno.test("CONTRIBUTING.md: the Add a tool example type-checks, registers and runs", async () => {
   const [module, entry] = await exampleBlocks();
   assert.ok(module !== undefined && entry !== undefined, "two ts blocks");
   const factory = /^(\w+)\(ws, caps\),$/.exec(entry.trim())?.[1];

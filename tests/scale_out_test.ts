@@ -1,7 +1,7 @@
 /**
  * Scale-out: instances of the workspace server (`--http`, 2026-07-28, one
  * shared `--state-key-env` key) behind nginx, started from the site
- * configuration the README shows, and the official SDK 2.x client pinned
+ * configuration in examples/deploy, and the official SDK 2.x client pinned
  * to 2026-07-28 talking to the balancer only. Checked: the end-to-end
  * workspace suite passes with its requests spread over every instance;
  * an input_required round whose retry lands on another instance than its
@@ -39,7 +39,7 @@ import type { ListeningProcess } from "./process.ts";
 import { Client, StreamableHTTPClientTransport } from "./sdk2.ts";
 import { checkWorkspace, texts } from "./sdk2_workspace.ts";
 
-/** A load balancer the tests run, from its configuration in the README. */
+/** A load balancer the tests run, from its configuration in examples/deploy. */
 interface Kind {
   name: string;
   program: string | undefined;
