@@ -19,6 +19,11 @@ import {
   VERSION,
 } from "./cli/flags.ts";
 import {
+  type Invocation,
+  renameCommand,
+  takeInvocation,
+} from "./cli/invocation.ts";
+import {
   completionHandlers,
   handlers,
   loggingHandlers,
@@ -277,13 +282,18 @@ async function mainScript(): Promise<string> {
   return fileURLToPath(url);
 }
 
-async function main(args: string[]): Promise<number> {
+async function main(
+  args: string[],
+  invocation: Invocation,
+): Promise<number> {
+  // Help, errors and hints name the command as the user runs it.
+  const named = (text: string) => renameCommand(text, invocation.name);
   let command;
   try {
     command = parseFlags(args, Deno.cwd());
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    console.error(`shipcode-mcp: ${error.message}`);
+    console.error(`shipcode-mcp: ${named(error.message)}`);
     return 2;
   }
   if (command.kind === "serve" || command.kind === "config") {
@@ -298,7 +308,7 @@ async function main(args: string[]): Promise<number> {
   switch (command.kind) {
     case "help": {
       const { helpText } = await import("./cli/help.ts");
-      await writeAll(Deno.stdout, encoder.encode(helpText()));
+      await writeAll(Deno.stdout, encoder.encode(named(helpText())));
       return 0;
     }
     case "version": {
@@ -319,11 +329,13 @@ async function main(args: string[]): Promise<number> {
       // Configuration text on stdout is the point of this command (it can
       // be redirected into the client's file); the hint goes to stderr.
       if (command.client === undefined) {
-        await writeAll(Deno.stdout, encoder.encode(clientListText()));
+        await writeAll(Deno.stdout, encoder.encode(named(clientListText())));
         return 0;
       }
       if (!isClient(command.client)) {
-        console.error(`shipcode-mcp: ${unknownClientMessage(command.client)}`);
+        console.error(
+          `shipcode-mcp: ${named(unknownClientMessage(command.client))}`,
+        );
         return 2;
       }
       // With --http the client connects to a URL: the address must be one
@@ -341,6 +353,7 @@ async function main(args: string[]): Promise<number> {
         denoVersion: Deno.version.deno,
         windows: Deno.build.os === "windows",
         exists: isFile,
+        invocation,
       }, command.config);
       // A compiled binary has the permissions it was built with: reading.
       const { text, hint } = http === ""
@@ -373,8 +386,12 @@ async function main(args: string[]): Promise<number> {
         await writeAll(
           Deno.stderr,
           encoder.encode(
-            (await import("./cli/help.ts")).terminalNote(
-              command.config.root.length > 0 ? command.config.root : Deno.cwd(),
+            named(
+              (await import("./cli/help.ts")).terminalNote(
+                command.config.root.length > 0
+                  ? command.config.root
+                  : Deno.cwd(),
+              ),
             ),
           ),
         );
@@ -556,5 +573,6 @@ function isFile(path: string): boolean {
 }
 
 if (import.meta.main) {
-  Deno.exit(await main(Deno.args));
+  const { invocation, args } = takeInvocation(Deno.args);
+  Deno.exit(await main(args, invocation));
 }

@@ -273,7 +273,11 @@ async function benchmark(args: string[]): Promise<number> {
   const onlyServers = list(values.servers);
 
   const stdioSections = sections.some((section) => section !== "http");
-  const ready: { name: string; spec: CommandSpec }[] = [];
+  const ready: {
+    name: string;
+    spec: CommandSpec;
+    workloads?: readonly string[];
+  }[] = [];
   const added: string[] = [];
   const addedSpecs: { name: string; spec: CommandSpec }[] = [];
   const legend: string[] = [];
@@ -285,7 +289,7 @@ async function benchmark(args: string[]): Promise<number> {
       continue;
     }
     legend.push(`  ${server.name.padEnd(10)} ${server.description}`);
-    ready.push({ name: server.name, spec });
+    ready.push({ name: server.name, spec, workloads: server.workloads });
   }
   for (const extra of values.add ?? []) {
     // The name ends at the first "=": the command's own arguments may hold
@@ -375,6 +379,18 @@ async function benchmark(args: string[]): Promise<number> {
     console.log("");
     console.log(renderVerdicts(ratios, "SDK measures (no target)"));
   }
+  // Start-up through the npm package's launcher (Node, then Deno) against
+  // `deno run` of the same bundle, interleaved like every start-up run.
+  const launcher = judge([{
+    workload: "startup",
+    metric: "time",
+    numerator: "npm",
+    denominator: "bundle",
+  }], results).filter((verdict) => verdict.status !== "SKIP");
+  if (launcher.length > 0) {
+    console.log("");
+    console.log(renderVerdicts(launcher, "npm launcher (no target)"));
+  }
   const failed = failures(results);
   if (failed.length > 0) {
     console.log("\nfailed runs");
@@ -394,7 +410,11 @@ function progress(text: string): void {
 
 async function runWorkload(
   workload: Workload,
-  servers: { name: string; spec: CommandSpec }[],
+  servers: {
+    name: string;
+    spec: CommandSpec;
+    workloads?: readonly string[];
+  }[],
   results: Results,
 ): Promise<void> {
   progress(`bench: ${workload.label} `);
@@ -409,7 +429,8 @@ async function runWorkload(
   const eligible = servers
     .filter((server) =>
       (!workload.servers || workload.servers.includes(server.name)) &&
-      !workload.exclude?.includes(server.name)
+      !workload.exclude?.includes(server.name) &&
+      (!server.workloads || server.workloads.includes(workload.key))
     )
     .map((server) => ({
       name: server.name,

@@ -17,6 +17,33 @@ export interface Server {
   description: string;
   /** The command that starts it, or the reason it cannot run here. */
   prepare(): Promise<CommandSpec | string>;
+  /** The only workloads it runs (by key); default: all. */
+  workloads?: readonly string[];
+}
+
+/**
+ * The npm package's launcher (`deno task pack` builds it in
+ * `dist/npm/package/`), on the very Deno the other rows run on, which must
+ * then be the `deno` npm package: it is linked in as the package's
+ * dependency. Start-up only: past it, the launcher is out of the way.
+ */
+async function npmLauncher(): Promise<CommandSpec | string> {
+  const pkg = `${PROJECT_ROOT}dist/npm/package/`;
+  const launcher = `${pkg}bin/shipcode-mcp.cjs`;
+  if (!await exists(launcher)) {
+    return "dist/npm/package not built (deno task pack)";
+  }
+  const deno = (await Deno.realPath(Deno.execPath())).replace(/\/[^/]+$/, "");
+  try {
+    const json = JSON.parse(await Deno.readTextFile(`${deno}/package.json`));
+    if (json.name !== "deno") throw new Error("not the deno package");
+  } catch {
+    return `this Deno (${deno}) is not the deno npm package the launcher runs`;
+  }
+  await Deno.mkdir(`${pkg}node_modules`, { recursive: true });
+  await Deno.remove(`${pkg}node_modules/deno`).catch(() => {});
+  await Deno.symlink(deno, `${pkg}node_modules/deno`);
+  return { command: "node", args: [launcher], cwd: PROJECT_ROOT };
 }
 
 /** The SDK version compared against (the one the project depends on). */
@@ -166,6 +193,13 @@ export const SERVERS: readonly Server[] = [
       await exists(`${PROJECT_ROOT}dist/shipcode-mcp.js`)
         ? { ...serverCommand([], "bundle"), cwd: PROJECT_ROOT }
         : "dist/shipcode-mcp.js not built (deno task bundle)",
+  },
+  {
+    name: "npm",
+    description:
+      "npm package: node bin/shipcode-mcp.cjs (dist/npm/package), the bundle on the same deno",
+    prepare: npmLauncher,
+    workloads: ["startup"],
   },
   {
     name: "floor",

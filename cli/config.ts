@@ -16,8 +16,10 @@ import {
   formatValue,
   parseAddress,
 } from "./flags.ts";
+import type { Invocation } from "./invocation.ts";
 import {
   type DenoInstall,
+  PERMISSION_FLAGS,
   permissionFlags,
   stableDenoCommand,
   V8_FLAGS_ARG,
@@ -64,6 +66,11 @@ export interface RunningProgram {
   windows?: boolean;
   /** Whether a file exists (to find npm's stable link to Deno). */
   exists: DenoInstall["exists"];
+  /**
+   * How the user started it (`cli/invocation.ts`): its `command`, when
+   * given, starts the server instead of `deno run` of `mainScript`.
+   */
+  invocation?: Invocation;
 }
 
 /**
@@ -88,8 +95,10 @@ export function serveArgs(config: Config): string[] {
 }
 
 /**
- * What a client must spawn to serve `config`: the compiled binary itself,
- * or `deno run <DENO_RUN_FLAGS> <script>` with the same permissions the
+ * What a client must spawn to serve `config`: the compiled binary itself;
+ * the command the user runs (the npm package's, or the installed one when
+ * `config` needs no more than its fixed permissions), which works from any
+ * directory; or `deno run <DENO_RUN_FLAGS> <script>` with the same permissions the
  * `start` task grants (read only, never a prompt on the protocol's stdin),
  * where `deno` is a command that survives upgrades of Deno
  * ({@linkcode stableDenoCommand}).
@@ -100,6 +109,16 @@ export function launchCommand(
 ): Launch {
   const args = serveArgs(config);
   if (program.standalone) return { command: program.execPath, args };
+  const invoked = program.invocation;
+  const permissions = permissionFlags(config);
+  if (
+    invoked?.command !== undefined &&
+    (!invoked.fixedPermissions ||
+      permissions.join(" ") === PERMISSION_FLAGS.join(" "))
+  ) {
+    const [command, ...before] = invoked.command;
+    return { command, args: [...before, ...args] };
+  }
   const deno = stableDenoCommand({
     execPath: program.execPath,
     version: program.denoVersion,
@@ -111,7 +130,7 @@ export function launchCommand(
     args: [
       ...deno.args,
       "run",
-      ...permissionFlags(config),
+      ...permissions,
       V8_FLAGS_ARG,
       program.mainScript,
       ...args,
