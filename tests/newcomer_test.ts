@@ -147,9 +147,16 @@ Deno.test({
       // What a client gives the server: these five variables, and here a
       // proxy nobody listens on, so any download would fail.
       const dead = "http://127.0.0.1:9";
+      // A command run through npx (`npx --prefer-offline -y deno@…`, as
+      // printed when Deno itself came from npx) starts from npm's cache:
+      // a client would give it the user's own, which holds this Deno; the
+      // fresh HOME's is empty and the proxy dead.
+      const npmCache = npxCacheOf(Deno.execPath());
       const minimal = {
         HOME: home,
-        PATH: [join(command, ".."), "/usr/bin", "/bin"].join(":"),
+        PATH: command.startsWith("/")
+          ? [join(command, ".."), "/usr/bin", "/bin"].join(":")
+          : Deno.env.get("PATH") ?? "/usr/bin:/bin",
         SHELL: "/bin/sh",
         TERM: "dumb",
         USER: Deno.env.get("USER") ?? "user",
@@ -157,6 +164,9 @@ Deno.test({
         HTTPS_PROXY: dead,
         npm_config_proxy: dead,
         npm_config_https_proxy: dead,
+        ...(command === "npx" && npmCache !== undefined
+          ? { npm_config_cache: npmCache, npm_config_update_notifier: "false" }
+          : {}),
       };
       const input = requests(root);
       const { responses, stderr } = await exchange(command, args, input, {
@@ -170,6 +180,16 @@ Deno.test({
     }
   },
 });
+
+/**
+ * The npm cache directory holding `execPath` when Deno runs from npx's
+ * cache (`<cache>/_npx/<hash>/node_modules/deno/…`), else undefined.
+ */
+function npxCacheOf(execPath: string): string | undefined {
+  const parts = execPath.split("/");
+  const at = parts.lastIndexOf("_npx");
+  return at > 0 ? parts.slice(0, at).join("/") : undefined;
+}
 
 /** `deno task <args>` from the repository, as from a shell. */
 function task(args: string[]): Deno.ChildProcess {

@@ -7,11 +7,10 @@
  */
 
 import { strict as assert } from "node:assert";
+import { programRuns } from "./have_program.ts";
 
 const asRoot = Deno.uid() === 0;
-const hasSetpriv = asRoot &&
-  await new Deno.Command("setpriv", { args: ["--version"] }).output()
-    .then((o) => o.success, () => false);
+const hasSetpriv = asRoot && await programRuns("setpriv", ["--version"]);
 
 /** Whether {@linkcode runUnprivileged} can run here (false: root without setpriv). */
 export const canDropPrivileges: boolean = !asRoot || hasSetpriv;

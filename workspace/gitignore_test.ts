@@ -1,4 +1,5 @@
 import { prng } from "../tests/prng.ts";
+import { programRuns } from "../tests/have_program.ts";
 import { strict as assert } from "node:assert";
 import { IgnoreRules, pathBytes, wildmatch } from "./gitignore.ts";
 import { Workspace } from "./workspace.ts";
@@ -247,11 +248,12 @@ async function git(cwd: string, ...args: string[]): Promise<string> {
   return new TextDecoder().decode(out.stdout);
 }
 
-const hasGit = await new Deno.Command("git", { args: ["--version"] })
-  .output().then((o) => o.success, () => false);
+const hasGit = await programRuns("git", ["--version"]);
 
 Deno.test({
-  name: "IgnoreRules agree with git ls-files on generated rule sets",
+  name: `IgnoreRules agree with git ls-files on generated rule sets${
+    hasGit ? "" : " (skipped: no git on PATH)"
+  }`,
   ignore: !hasGit,
   async fn() {
     const random = prng(20260509);
