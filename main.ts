@@ -44,7 +44,11 @@ import {
 import { serveStdio } from "./mcp/transports/stdio.ts";
 import { writeAll } from "./mcp/write_all.ts";
 import type { ToolCaps } from "./tools/mod.ts";
-import type { ClientRoots, ServeOptions } from "./tools/roots.ts";
+import type {
+  ClientRoots,
+  RootsConfinement,
+  ServeOptions,
+} from "./tools/roots.ts";
 
 /**
  * Make the server `shipcode-mcp` runs for `config`. Nothing of the
@@ -224,6 +228,7 @@ async function openWorkspace(
   }
   const clientRoots = new ClientRoots({
     ...options,
+    ...await rootsConfinement(config),
     fallback: served,
     list: listClientRoots,
     logger: server.logger,
@@ -237,20 +242,42 @@ async function openWorkspace(
   return clientRoots;
 }
 
+/**
+ * How far a client's roots are trusted. Over HTTP the client is a remote
+ * party, not the user who started the server: its roots are served only
+ * inside the `--allow-roots` directories (their real paths), and refused
+ * without any. On stdio the client is the user: any root it gives, unless
+ * `--allow-roots` confines them there too.
+ */
+async function rootsConfinement(
+  config: Config,
+): Promise<{ confine?: RootsConfinement }> {
+  const dirs = config.allowRoots;
+  if (config.http === "" && dirs.length === 0) return {};
+  const allowed = await Promise.all(dirs.map((dir) => Deno.realPath(dir)));
+  const advice = dirs.length === 0
+    ? "Over HTTP, the server serves a client's roots only inside directories its operator allows: start it with --allow-roots DIR (a directory holding the roots; give it again for more), or with --root DIR to serve DIR to every client."
+    : "Give roots inside the allowed directories, or have the server started with --allow-roots DIR for another directory (real paths are compared: a link does not lead out).";
+  return { confine: { allowed, advice } };
+}
+
 const encoder = new TextEncoder();
 
-/** Why `root` cannot be served, as a one-line usage error; or undefined. */
-function rootProblem(root: string): string | undefined {
+/**
+ * Why `root` cannot be served (given to `--root`, or to `flag`), as a
+ * one-line usage error; or undefined.
+ */
+function rootProblem(root: string, flag = "--root"): string | undefined {
   try {
     // Synchronous on purpose: the first asynchronous file operation of a
     // process starts a worker thread, about a millisecond of start-up.
     if (Deno.statSync(root).isDirectory) return undefined;
-    return `--root ${root} is not a directory; pass the directory to serve, for example --root .`;
+    return `${flag} ${root} is not a directory; pass a directory, for example ${flag} .`;
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) {
-      return `--root ${root} does not exist; pass an existing directory, for example --root .`;
+      return `${flag} ${root} does not exist; pass an existing directory, for example ${flag} .`;
     }
-    return `--root ${root} cannot be read (${
+    return `${flag} ${root} cannot be read (${
       (error as Error).message
     }); pass a readable directory.`;
   }
@@ -297,8 +324,12 @@ async function main(
     return 2;
   }
   if (command.kind === "serve" || command.kind === "config") {
-    for (const root of command.config.root) {
-      const problem = rootProblem(root);
+    const dirs = [
+      ...command.config.root.map((dir) => [dir, "--root"]),
+      ...command.config.allowRoots.map((dir) => [dir, "--allow-roots"]),
+    ];
+    for (const [root, flag] of dirs) {
+      const problem = rootProblem(root, flag);
       if (problem !== undefined) {
         console.error(`shipcode-mcp: ${problem}`);
         return 2;
@@ -479,6 +510,8 @@ async function serveOverHttp(config: Config): Promise<number> {
       port,
       allowedOrigins: config.allowOrigins,
       allowedHosts: config.allowHosts,
+      allowHostAdvice: (host) =>
+        `restart it with --allow-hosts ${host} (comma-separated with any others)`,
       bearerToken,
       maxBodyBytes: config.maxBodyBytes,
       sessionIdleTimeoutMs: config.idleTimeout * 1000,

@@ -88,6 +88,13 @@ export function serveArgs(config: Config): string[] {
       ? "all"
       : formatValue(config[key]);
     if (value === formatValue(DEFAULTS[key])) continue;
+    // A directory per flag, as each is given (`--allow-roots`).
+    if (flag.kind === "paths") {
+      for (const dir of config[key] as string[]) {
+        args.push(`--${flag.name}`, dir);
+      }
+      continue;
+    }
     args.push(`--${flag.name}`);
     if (flag.kind !== "switch") args.push(value);
   }

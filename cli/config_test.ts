@@ -58,6 +58,7 @@ Deno.test("serveArgs: --root once per root, in order", () => {
 Deno.test("serveArgs: carries every flag that differs from its default", () => {
   const args = serveArgs({
     root: ["/r"],
+    allowRoots: ["/p", "/q"],
     logLevel: "debug",
     protocolVersions: ["2025-06-18", "2025-03-26"],
     features: ["prompts", "logging"],
@@ -88,6 +89,11 @@ Deno.test("serveArgs: carries every flag that differs from its default", () => {
   assert.deepEqual(args, [
     "--root",
     "/r",
+    // One directory per flag, as given.
+    "--allow-roots",
+    "/p",
+    "--allow-roots",
+    "/q",
     "--log-level",
     "debug",
     "--protocol-versions",

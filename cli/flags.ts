@@ -119,6 +119,16 @@ export const FLAGS = {
     help:
       "directory to serve; must exist; give it again to serve several roots",
   },
+  allowRoots: {
+    name: "allow-roots",
+    kind: "paths",
+    arg: "DIR",
+    default: [],
+    example: ".",
+    defaultText: "none: over HTTP, client roots are refused",
+    help:
+      "without `--root`: serve a client's roots only inside DIR (real paths: links resolved); give it again for more; over HTTP client roots need it, on stdio any is served unless it is given",
+  },
   logLevel: {
     name: "log-level",
     kind: "level",

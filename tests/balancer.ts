@@ -349,9 +349,9 @@ export function randomStateKey(): string {
  * Start `count` instances of the workspace server over HTTP on free ports,
  * offering 2026-07-28 with every feature, serving the fixture from their
  * working directory (no `--root`, so a client that declares roots is asked
- * for them in an input_required round), accepting the balancer's `Host`
- * (`balancerHost`), and signing request state with `stateKey` (none: each
- * its own random key).
+ * for them in an input_required round, and allowed roots inside the
+ * fixture), accepting the balancer's `Host` (`balancerHost`), and signing
+ * request state with `stateKey` (none: each its own random key).
  */
 export async function startInstances(
   count: number,
@@ -371,6 +371,9 @@ export async function startInstances(
     "all",
     "--allow-hosts",
     options.balancerHost,
+    // Over HTTP a client's roots are served only inside these.
+    "--allow-roots",
+    WORKSPACE_ROOT,
     ...(stateKeyEnv === "" ? [] : ["--state-key-env", stateKeyEnv]),
   ];
   const env: Record<string, string> = options.stateKey === undefined

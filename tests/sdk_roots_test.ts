@@ -6,6 +6,10 @@
  * `notifications/roots/list_changed`. A client without the `roots`
  * capability gets the current directory, as before.
  *
+ * Over HTTP the client is not the user: its roots are served only inside
+ * `--allow-roots` directories (real paths), and refused without any, with
+ * a tool error that says why. On stdio any root is served.
+ *
  * @module
  */
 
@@ -47,9 +51,13 @@ async function connect(
   cwd: string,
   roots: { uri: string; name?: string }[] | undefined,
   flags: string[] = [],
+  // Over HTTP, the directories allowed for client roots: by default the
+  // fixture's (cwd's parent), as an operator allows their projects.
+  allowRoots: string[] = [cwd.slice(0, cwd.lastIndexOf("/"))],
 ): Promise<{
   client: Client;
   setRoots(next: typeof roots): Promise<void>;
+  stderr(): string;
   close(): Promise<void>;
 }> {
   let current = roots ?? [];
@@ -65,16 +73,24 @@ async function connect(
       () => ({ roots: current }),
     );
   }
-  const { close } = await connectSdk(client, wire, {
+  const { close, stderr } = await connectSdk(client, wire, {
     ...launchCommand(
       { target: "source", wire },
-      ["--features", "list-changed", ...flags],
+      [
+        "--features",
+        "list-changed",
+        ...flags,
+        ...(wire === "http"
+          ? allowRoots.flatMap((dir) => ["--allow-roots", dir])
+          : []),
+      ],
     ),
     cwd,
   });
   return {
     client,
     close,
+    stderr,
     async setRoots(next) {
       current = next ?? [];
       await client.sendRootsListChanged();
@@ -415,6 +431,108 @@ wireTest({
         }, ""),
         /unknown resource template/,
       );
+    } finally {
+      await close();
+      await Deno.remove(f.dir, { recursive: true });
+    }
+  },
+});
+
+wireTest({
+  name:
+    "sdk roots: without --allow-roots, file:///etc is served on stdio only; over HTTP read_file passwd says why not",
+  ignore: !available,
+  async fn(wire) {
+    const f = await fixture();
+    const { client, stderr, close } = await connect(
+      wire,
+      f.cwd,
+      [{ uri: "file:///etc" }],
+      ["--log-level", "warn"],
+      [],
+    );
+    try {
+      const read = await client.callTool({
+        name: "read_file",
+        arguments: { path: "passwd" },
+      });
+      if (wire === "stdio") {
+        // The client is the user: its root is served, as before.
+        assert.equal(read.isError, undefined, text(read));
+        assert.match(text(read), /root:x:0:0/);
+        return;
+      }
+      assert.equal(read.isError, true, text(read));
+      assert.doesNotMatch(text(read), /root:x:0:0/);
+      assert.match(
+        text(read),
+        /"file:\/\/\/etc" \("\/etc"\) is not inside a directory allowed for client roots \(none is\)/,
+      );
+      assert.match(text(read), /--allow-roots DIR/);
+      // Nothing else is served either: no listing, no resources.
+      const list = await client.callTool({
+        name: "list_directory",
+        arguments: {},
+      });
+      assert.equal(list.isError, true);
+      assert.deepEqual((await client.listResources()).resources, []);
+      assert.match(stderr(), /refusing the client's root: "file:\/\/\/etc"/);
+    } finally {
+      await close();
+      await Deno.remove(f.dir, { recursive: true });
+    }
+  },
+});
+
+wireTest({
+  name:
+    "sdk roots: with --allow-roots DIR, roots inside it are served; a prefix sibling and a link out are refused",
+  ignore: !available,
+  async fn(wire) {
+    const f = await fixture();
+    // alpha is allowed; alpha-evil only shares its name's prefix; a link
+    // inside alpha leads to beta, outside it.
+    const evil = `${f.a}-evil`;
+    await Deno.mkdir(evil);
+    await Deno.writeTextFile(`${evil}/secret.txt`, "evil\n");
+    await Deno.symlink(f.b, `${f.a}/link-to-beta`);
+    const url = (path: string) => pathToFileURL(path).href;
+    const { client, setRoots, close } = await connect(
+      wire,
+      f.cwd,
+      [{ uri: url(f.a) }, { uri: url(evil) }, {
+        uri: url(`${f.a}/link-to-beta`),
+      }],
+      // Given on both wires: on stdio too, it confines the client's roots.
+      ["--allow-roots", f.a],
+      [],
+    );
+    try {
+      // Only alpha is served (one root: paths relative to it).
+      assert.match(await listTop(client), /^a\.txt \(9 bytes\)/);
+      await setRoots([{ uri: url(evil) }, { uri: url(`${f.a}/link-to-beta`) }]);
+      let last = "";
+      assert.ok(
+        await until(async () => {
+          last = text(
+            await client.callTool({
+              name: "read_file",
+              arguments: { path: "secret.txt" },
+            }),
+          );
+          return /refused/.test(last);
+        }, 30_000),
+        `never refused: ${last}`,
+      );
+      assert.doesNotMatch(last, /^evil/m);
+      assert.match(last, /alpha-evil/);
+      assert.match(last, new RegExp(`"${f.b}"`), "the link's real path");
+      const beta = await client.callTool({
+        name: "read_file",
+        arguments: { path: "b.txt" },
+      });
+      assert.equal(beta.isError, true);
+      assert.doesNotMatch(text(beta), /in beta/);
     } finally {
       await close();
       await Deno.remove(f.dir, { recursive: true });

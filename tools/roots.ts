@@ -13,11 +13,18 @@
  * resource provider. A session whose client gave no usable root is served
  * the server's own (fallback) roots.
  *
+ * With {@linkcode ClientRootsOptions.confine}, a client's root is served
+ * only when its real path (links resolved) is one of the allowed
+ * directories or inside one, compared segment by segment: over HTTP the
+ * client is a remote party, not the user who started the server. A
+ * session whose every root is refused is served nothing: its tool calls
+ * fail with a message that names the roots, why, and what to do.
+ *
  * @module
  */
 
 import type { Completion, CompletionContext } from "../mcp/completion.ts";
-import type { JsonObject } from "../mcp/jsonrpc.ts";
+import { ErrorCode, type JsonObject, RpcError } from "../mcp/jsonrpc.ts";
 import { notifyListChanged } from "../mcp/list_changed.ts";
 import type { Logger } from "../mcp/log.ts";
 import type {
@@ -31,13 +38,14 @@ import type {
 import type { McpServer } from "../mcp/server.ts";
 import { watchResources } from "../mcp/watch.ts";
 import type { Session } from "../mcp/session.ts";
-import type { Tool, ToolContext } from "../mcp/tool.ts";
+import { type Tool, type ToolContext, ToolFailure } from "../mcp/tool.ts";
 import {
   type PathResources,
   WorkspaceResources,
   type WorkspaceResourcesOptions,
 } from "../resources/provider.ts";
 import { RootsResources } from "../resources/roots.ts";
+import { WorkspaceError } from "../workspace/errors.ts";
 import { Roots, type WorkspaceView } from "../workspace/roots.ts";
 import type { TextIndex, TextIndexOptions } from "../workspace/text_index.ts";
 import { Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
@@ -56,6 +64,11 @@ export interface Served {
   readonly tools: readonly Tool[];
   /** The index the tools answer from, when one is kept (`ServeOptions.index`). */
   readonly index?: TextIndex;
+  /**
+   * Why nothing is served (the client's roots were refused): every tool
+   * call fails with it, and no file is a resource.
+   */
+  readonly refusal?: string;
 }
 
 /**
@@ -185,8 +198,49 @@ export async function rootDirectory(
   }
 }
 
+/**
+ * Whether the directory `path` is `dir` or inside it, both absolute real
+ * paths, compared segment by segment (`/allowed-evil` is not inside
+ * `/allowed`).
+ *
+ * @example
+ * ```ts
+ * import { isWithin } from "./roots.ts";
+ * console.log(isWithin("/srv/app/src", "/srv/app")); // true
+ * console.log(isWithin("/srv/app-evil", "/srv/app")); // false
+ * ```
+ */
+export function isWithin(path: string, dir: string): boolean {
+  const segments = (p: string) => p.split("/").filter((s) => s !== "");
+  const inner = segments(path);
+  const outer = segments(dir);
+  return outer.length <= inner.length &&
+    outer.every((segment, i) => segment === inner[i]);
+}
+
+/** Which client roots {@linkcode ClientRoots} may serve. */
+export interface RootsConfinement {
+  /**
+   * The directories (absolute real paths) a client's root must be, or lie
+   * inside; none: every client root is refused.
+   */
+  readonly allowed: readonly string[];
+  /**
+   * What the operator can do about a refusal, ending the message the
+   * client is given (for example, the flag that allows directories).
+   */
+  readonly advice: string;
+}
+
 /** Options of {@linkcode ClientRoots}. */
 export interface ClientRootsOptions extends ServeOptions {
+  /**
+   * When given, a client's root is served only inside these directories
+   * (its real path: links are resolved first); the others are refused,
+   * and a session whose every root is refused is served nothing. Leave it
+   * out to serve any root the server can read (the client is the user).
+   */
+  confine?: RootsConfinement;
   /** What a session is served until (or unless) its client gives roots. */
   fallback: Served;
   /** Asks the client of the given session for its roots. */
@@ -264,11 +318,16 @@ export class ClientRoots implements RootsSource {
       const before = state.last;
       state.last = served;
       state.resources.follow(served);
-      if (before.paths.join("\0") !== served.paths.join("\0")) {
-        this.#options.logger.log(
-          "info",
-          `serving the client's roots: ${served.paths.join(", ")}`,
-        );
+      if (
+        before.paths.join("\0") !== served.paths.join("\0") ||
+        before.refusal !== served.refusal
+      ) {
+        if (served.refusal === undefined) {
+          this.#options.logger.log(
+            "info",
+            `serving the client's roots: ${served.paths.join(", ")}`,
+          );
+        }
         notifyListChanged(
           this.#options.server.capabilities,
           session,
@@ -326,16 +385,41 @@ export class ClientRoots implements RootsSource {
       return fallback;
     }
     const paths: string[] = [];
+    const refused: string[] = [];
+    const confine = this.#options.confine;
     for (const root of given) {
       const found = await rootDirectory(root.uri);
+      const named = JSON.stringify(root.uri.slice(0, 300));
       if ("problem" in found) {
         logger.log(
           "warn",
-          `skipping the client's root ${
-            JSON.stringify(root.uri.slice(0, 300))
-          }: ${found.problem}`,
+          `skipping the client's root ${named}: ${found.problem}`,
+        );
+      } else if (
+        confine !== undefined &&
+        !confine.allowed.some((dir) => isWithin(found.path, dir))
+      ) {
+        const why = `${named} (${
+          JSON.stringify(found.path.slice(0, 300))
+        }) is not inside a directory allowed for client roots (${
+          confine.allowed.length === 0
+            ? "none is"
+            : confine.allowed.map((dir) => JSON.stringify(dir)).join(", ")
+        })`;
+        refused.push(why);
+        logger.log(
+          "warn",
+          `refusing the client's root: ${why}. ${confine.advice}`,
         );
       } else if (!paths.includes(found.path)) paths.push(found.path);
+    }
+    if (paths.length === 0 && refused.length > 0) {
+      return refusedServed(
+        this.#options.fallback,
+        `The client's roots are refused: ${refused.join("; ")}. ${
+          confine?.advice ?? ""
+        }`.trimEnd(),
+      );
     }
     if (paths.length === 0) {
       if (given.length > 0) {
@@ -357,6 +441,53 @@ export class ClientRoots implements RootsSource {
       return fallback;
     }
   }
+}
+
+/**
+ * What a session whose client's roots were all refused is served: no
+ * directory; each tool (the fallback's definitions) fails with `refusal`,
+ * the view refuses every path with it, and there is no resource to list
+ * or read.
+ */
+export function refusedServed(fallback: Served, refusal: string): Served {
+  const refuse = (path: string): never => {
+    throw new WorkspaceError("outside", path, refusal);
+  };
+  const view: WorkspaceView = {
+    resolve: (path) => Promise.resolve().then(() => refuse(path)),
+    open: (target) =>
+      Promise.resolve().then(() =>
+        refuse(typeof target === "string" ? target : target.relative)
+      ),
+    readFile: (target) =>
+      Promise.resolve().then(() =>
+        refuse(typeof target === "string" ? target : target.relative)
+      ),
+    // deno-lint-ignore require-yield
+    walk: async function* (options) {
+      refuse(options?.path ?? "");
+    },
+  };
+  const notServed = (uri: string) =>
+    new RpcError(ErrorCode.ResourceNotFound, refusal, { uri });
+  const resources: PathResources = {
+    list: () => Promise.resolve({ resources: [] }),
+    templates: () => [],
+    read: (uri) => Promise.reject(notServed(uri)),
+    canonicalUri: (uri) => Promise.reject(notServed(uri)),
+    normalizeUri: () => undefined,
+    uriOfPath: () => undefined,
+  };
+  return {
+    paths: [],
+    view,
+    resources,
+    tools: fallback.tools.map((tool) => ({
+      ...tool,
+      run: () => Promise.reject(new ToolFailure(refusal)),
+    })),
+    refusal,
+  };
 }
 
 /**

@@ -9,6 +9,7 @@ import { workspaceTools } from "./mod.ts";
 import {
   ClientRoots,
   fixedRoots,
+  isWithin,
   openServed,
   rootDirectory,
   type ServeOptions,
@@ -263,6 +264,78 @@ Deno.test("ClientRoots: a session's templates are its roots' once settled", asyn
     assert.equal(
       provider.normalizeUri(`file://${d.b}/b.txt`),
       `file://${d.b}/b.txt`,
+    );
+  } finally {
+    await Deno.remove(d.base, { recursive: true });
+  }
+});
+
+Deno.test("isWithin: compares path segments, not string prefixes", () => {
+  assert.equal(isWithin("/allowed", "/allowed"), true);
+  assert.equal(isWithin("/allowed/a/b", "/allowed"), true);
+  assert.equal(isWithin("/allowed-evil", "/allowed"), false);
+  assert.equal(isWithin("/allowed-evil/x", "/allowed"), false);
+  assert.equal(isWithin("/", "/allowed"), false);
+  assert.equal(isWithin("/etc", "/"), true);
+});
+
+Deno.test("ClientRoots: confined, a root outside the allowed directories (by real path) is refused, and a session left with none is served nothing", async () => {
+  const d = await dirs();
+  try {
+    await Deno.mkdir(`${d.base}/a-evil`);
+    await Deno.symlink(d.b, `${d.a}/to-b`);
+    const fallback = await openServed([d.cwd], OPTIONS);
+    const logger = recorder();
+    let given: { uri: string }[] = [];
+    const roots = new ClientRoots({
+      ...OPTIONS,
+      fallback,
+      logger,
+      confine: { allowed: [d.a], advice: "Use --allow-roots DIR." },
+      server: new McpServer({
+        handlers,
+        info: { name: "t", version: "1" },
+      }),
+      list: () => Promise.resolve(given),
+    });
+    const session = new Session(() => {});
+    session.state = "ready";
+    const [list] = roots.tools().filter((t) => t.name === "list_directory");
+    // Inside: served; the prefix sibling and the link out: refused.
+    given = [
+      { uri: url(d.a) },
+      { uri: url(`${d.base}/a-evil`) },
+      { uri: url(`${d.a}/to-b`) },
+    ];
+    roots.refresh({ session });
+    assert.equal(
+      text(await list.run({}, ctxOf(session))),
+      "a.txt (1 bytes)",
+    );
+    assert.equal(
+      logger.lines.filter((l) => l.startsWith("warn: refusing")).length,
+      2,
+      logger.lines.join("\n"),
+    );
+    // None allowed: every call says which roots, why and what to do.
+    given = [{ uri: url(`${d.a}/to-b`) }];
+    roots.refresh({ session });
+    await assert.rejects(
+      Promise.resolve(list.run({}, ctxOf(session))),
+      (error: Error) =>
+        error.message.includes(`(${JSON.stringify(d.b)}) is not inside`) &&
+        error.message.endsWith("Use --allow-roots DIR."),
+    );
+    const served = await roots.servedFor(session);
+    assert.deepEqual(served.paths, []);
+    assert.deepEqual(
+      (await session.resources!.list(
+        undefined,
+        10,
+        new AbortController().signal,
+      ))
+        .resources,
+      [],
     );
   } finally {
     await Deno.remove(d.base, { recursive: true });
