@@ -412,6 +412,11 @@ export function isRepeatable(flag: Flag): boolean {
   return flag.kind === "paths";
 }
 
+// Whether `flag` takes a number (whose value may be written negative).
+function isNumeric(flag: Flag): boolean {
+  return flag.kind === "count" || flag.kind === "bytes";
+}
+
 /**
  * A value as written on the command line: a list comma-separated, a
  * number in decimal. Switches and actions take none.
@@ -512,7 +517,10 @@ function tokenize(args: readonly string[]): {
         }
         values[name] = true;
       } else if (
-        eq >= 0 || (i + 1 < args.length && !args[i + 1].startsWith("-"))
+        eq >= 0 || (i + 1 < args.length && (!args[i + 1].startsWith("-") ||
+          // A negative number is the flag's value (refused as one), not a
+          // flag of its own.
+          (isNumeric(flag) && /^-[0-9]/.test(args[i + 1]))))
       ) {
         const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
         const before = values[name];
@@ -622,7 +630,7 @@ function readValue(flag: Flag, text: string, cwd: string): Value {
         !Number.isSafeInteger(Number(text))
       ) {
         throw new UsageError(
-          `${name} must be a whole number of at least 1, got "${text}"; for example ${name} ${
+          `${name} must be a positive whole number (at least 1), got "${text}"; for example ${name} ${
             exampleOf(flag)
           }.`,
         );

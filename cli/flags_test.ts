@@ -87,8 +87,15 @@ Deno.test("flags: refusals name the flag and the fix", () => {
     [["--watch=1"], /^--watch is a switch and takes no value/],
     [["--root"], /^--root needs a value; for example: --root \.$/],
     [["--page-size", "--watch"], /^--page-size needs a value/],
-    [["--page-size", "-1"], /^--page-size needs a value/],
-    [["--page-size", "01x"], /^--page-size must be a whole number/],
+    [
+      ["--page-size", "-1"],
+      /^--page-size must be a positive whole number \(at least 1\), got "-1"; for example --page-size 1000\.$/,
+    ],
+    [["--max-matches", "-1"], /^--max-matches must be a positive whole/],
+    [["--max-matches=-5"], /^--max-matches must be a positive whole/],
+    [["--max-read-bytes", "-1.5"], /^--max-read-bytes must be a positive/],
+    [["--page-size", "-x"], /^--page-size needs a value/],
+    [["--page-size", "01x"], /^--page-size must be a positive whole number/],
     [["--protocol-versions", ","], /^--protocol-versions takes dates/],
     [
       ["--features", "prompts,sampling"],

@@ -52,27 +52,89 @@ function plain(text: string): string {
   return text.replaceAll("`", "");
 }
 
-/** One `--help` line per flag: usage, help, and the default. */
+/** How wide `--help` is: a terminal's 80 columns. */
+export const HELP_WIDTH = 80;
+
+/** Where the flags' descriptions start: after `  ` and the usage column. */
+const FLAG_COLUMN = 29;
+
+/**
+ * `text` in lines of at most `width` characters, broken between words (a
+ * word longer than `width` has a line of its own).
+ */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter((w) => w !== "")) {
+    if (line === "") line = word;
+    else if (line.length + 1 + word.length <= width) line += ` ${word}`;
+    else {
+      lines.push(line);
+      line = word;
+    }
+  }
+  if (line !== "") lines.push(line);
+  return lines;
+}
+
+/**
+ * `head` (indented, padded to `column`) followed by `text` wrapped to
+ * {@linkcode HELP_WIDTH}, its further lines indented to `column`; `head`
+ * has a line of its own when it leaves fewer than `gap` spaces before
+ * `column`.
+ */
+function columns(
+  head: string,
+  text: string,
+  column: number,
+  gap = 2,
+): string {
+  const body = wrap(text, HELP_WIDTH - column);
+  const indent = " ".repeat(column);
+  const first = head.length + gap <= column
+    ? [`${head.padEnd(column)}${body[0] ?? ""}`]
+    : [head, `${indent}${body[0] ?? ""}`];
+  return [...first, ...body.slice(1).map((line) => `${indent}${line}`)]
+    .map((line) => `${line.trimEnd()}\n`).join("");
+}
+
+/** The `--help` lines of each flag: usage, help, and the default. */
 function flagLines(): string {
   return Object.values(FLAGS).map((flag: Flag) => {
     const fallback = defaultText(flag, false);
     const help = fallback === undefined
       ? plain(flag.help)
       : `${plain(flag.help)} (default: ${fallback})`;
-    return `  ${usage(flag, false).padEnd(27)}${help}\n`;
+    return columns(`  ${usage(flag, false)}`, help, FLAG_COLUMN);
   }).join("");
 }
 
 /** The `--help` text: every flag, its default, and an example. */
 export function helpText(): string {
   const root = exampleOf(FLAGS.root);
-  return `shipcode-mcp ${VERSION} — an MCP server that serves a code workspace, read-only, on stdio.
+  const usageColumn = 39;
+  return `${
+    wrap(
+      `shipcode-mcp ${VERSION} — an MCP server that serves a code workspace, read-only, on stdio.`,
+      HELP_WIDTH,
+    ).join("\n")
+  }
 
 Usage:
-  shipcode-mcp [flags]                 serve JSON-RPC on stdin/stdout
-  shipcode-mcp config [client] [flags] print a configuration for an MCP client:
-                                       claude-desktop, claude-code, cursor or vscode
-
+${
+    columns(
+      "  shipcode-mcp [flags]",
+      "serve JSON-RPC on stdin/stdout",
+      usageColumn,
+    )
+  }${
+    columns(
+      "  shipcode-mcp config [client] [flags]",
+      "print a configuration for an MCP client: claude-desktop, claude-code, cursor or vscode",
+      usageColumn,
+      1,
+    )
+  }
 Flags:
 ${flagLines()}
 Examples:

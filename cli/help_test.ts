@@ -1,19 +1,71 @@
 import { strict as assert } from "node:assert";
 import { FLAGS, VERSION } from "./flags.ts";
-import { defaultText, helpText, readmeFlagRows, terminalNote } from "./help.ts";
+import {
+  defaultText,
+  HELP_WIDTH,
+  helpText,
+  readmeFlagRows,
+  terminalNote,
+  wrap,
+} from "./help.ts";
 
-Deno.test("helpText: one line per flag of the table, with its default", () => {
+/**
+ * The text `--help` gives `--name`: its lines from the one that starts
+ * with the flag to the next flag's, joined as one line.
+ */
+function flagEntry(lines: string[], name: string): string | undefined {
+  const at = lines.findIndex((l) =>
+    /^ {2}(-\w, )?--/.test(l) &&
+      l.includes(`--${name} `) || l.endsWith(`--${name}`)
+  );
+  if (at < 0) return undefined;
+  const entry = [lines[at]];
+  for (const line of lines.slice(at + 1)) {
+    if (!line.startsWith(" ".repeat(29))) break;
+    entry.push(line.trim());
+  }
+  return entry.join(" ");
+}
+
+Deno.test("helpText: every flag of the table, with its default", () => {
   const lines = helpText().split("\n");
   for (const flag of Object.values(FLAGS)) {
-    const line = lines.find((l) => l.includes(`--${flag.name}`));
+    const line = flagEntry(lines, flag.name);
     assert.ok(line !== undefined, `--help does not list --${flag.name}`);
-    assert.ok(line.includes(flag.help.replaceAll("`", "")), line);
+    assert.ok(
+      line.replace(/\s+/g, " ").includes(
+        flag.help.replaceAll("`", "").replace(/\s+/g, " "),
+      ),
+      line,
+    );
     const fallback = defaultText(flag, false);
     if (fallback !== undefined) {
       assert.ok(line.endsWith(`(default: ${fallback})`), line);
     }
   }
   assert.ok(lines[0].startsWith(`shipcode-mcp ${VERSION} `));
+});
+
+Deno.test("helpText: every line fits 80 columns", () => {
+  for (const line of helpText().split("\n")) {
+    assert.ok(line.length <= HELP_WIDTH, `${line.length}: ${line}`);
+    assert.equal(line, line.trimEnd(), `trailing spaces: ${line}`);
+  }
+  assert.equal(HELP_WIDTH, 80);
+  // A usage too wide for its column gets a line of its own.
+  assert.match(
+    helpText(),
+    /\n {2}--keep-alive-timeout SECONDS\n {29}with --http: /,
+  );
+});
+
+Deno.test("wrap: lines of at most the width, broken between words", () => {
+  assert.deepEqual(wrap("a bb ccc dddd", 6), ["a bb", "ccc", "dddd"]);
+  assert.deepEqual(wrap("averyveryverylongword x", 6), [
+    "averyveryverylongword",
+    "x",
+  ]);
+  assert.deepEqual(wrap("", 6), []);
 });
 
 Deno.test("defaultText: switches are off, byte counts also in MiB", () => {

@@ -58,6 +58,10 @@ const USAGE_ERRORS: [string[], RegExp][] = [
   [["--bogus"], /unknown flag --bogus.*--help/],
   [["-x"], /unknown flag -x/],
   [["--page-size", "0"], /--page-size.*at least 1.*--page-size 100/],
+  [
+    ["--max-matches", "-1"],
+    /--max-matches must be a positive whole number \(at least 1\), got "-1"; for example --max-matches 200\./,
+  ],
   [["--page-size"], /--page-size needs a value/],
   [["--max-depth", "deep"], /--max-depth.*"deep"/],
   [["--max-read-bytes", "1.5"], /--max-read-bytes/],
@@ -106,14 +110,22 @@ for (const t of TARGETS) {
       const r = await run(t, [flag]);
       assert.equal(r.code, 0);
       assert.equal(r.stderr, "");
+      const lines = r.stdout.split("\n");
       for (const name of FLAG_NAMES) {
-        const line = r.stdout.split("\n").find((l) =>
-          l.trimStart().startsWith(`--${name}`) || l.includes(`, --${name}`)
+        const at = lines.findIndex((l) =>
+          l.trimStart().startsWith(`--${name} `) || l.endsWith(`--${name}`) ||
+          l.includes(`, --${name} `)
         );
-        assert.ok(line !== undefined, `--help does not list --${name}`);
+        assert.ok(at >= 0, `--help does not list --${name}`);
+        // The flag's line and those its description wraps onto.
+        const end = lines.findIndex((l, i) => i > at && !/^ {29}\S/.test(l));
+        const entry = lines.slice(at, end).map((l) => l.trim()).join(" ");
         if (name !== "help" && name !== "version") {
-          assert.match(line, /\(default: [^)]+\)/, `no default: ${line}`);
+          assert.match(entry, /\(default: [^)]+\)$/, `no default: ${entry}`);
         }
+      }
+      for (const line of lines) {
+        assert.ok(line.length <= 80, `over 80 columns: ${line}`);
       }
       assert.match(r.stdout, /shipcode-mcp config \[client\]/);
       assert.match(r.stdout, /Examples?:\n {2}echo '\{"jsonrpc"/);

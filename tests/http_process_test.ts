@@ -175,3 +175,38 @@ Deno.test("--http: without the network permission, or without the token's variab
     /the environment variable MCP_T is not set/,
   );
 });
+
+Deno.test("--http: a request for another Host is refused with what to do: connect to the URL, or restart with --allow-hosts", async () => {
+  const child = start(
+    ["--http", "127.0.0.1:0", "--root", ROOT],
+    permissionFlags({ http: "127.0.0.1:0", authTokenEnv: "" }),
+  );
+  const { url, stderr } = await servedUrl(child);
+  try {
+    const port = Number(new URL(url).port);
+    // fetch sets Host itself: a raw request sends another one.
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    await conn.write(
+      new TextEncoder().encode(
+        `GET /mcp HTTP/1.1\r\nHost: rebound.example:${port}\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n`,
+      ),
+    );
+    let response = "";
+    for await (const chunk of conn.readable) {
+      response += new TextDecoder().decode(chunk);
+    }
+    assert.match(response, /^HTTP\/1\.1 403 /);
+    const message = response.slice(response.indexOf("\r\n\r\n") + 4);
+    assert.ok(
+      message.includes(
+        `connect to ${url}, or, if this server should answer to that name, restart it with --allow-hosts rebound.example:${port} (comma-separated with any others).`,
+      ),
+      message,
+    );
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+    await drain(stderr);
+    await child.stdout.cancel();
+  }
+});

@@ -113,6 +113,13 @@ export interface HttpOptions {
    * any port.
    */
   allowedHosts?: readonly string[];
+  /**
+   * What a 403 for a `Host` not allowed tells its reader to do if the
+   * server should answer to `host` (the header's value, or `NAME` when it
+   * has none or an odd one), e.g. the application's flag that allows it;
+   * default: the {@linkcode HttpOptions.allowedHosts} option.
+   */
+  allowHostAdvice?: (host: string) => string;
   /** When set, every request must carry `Authorization: Bearer <token>`. */
   bearerToken?: string;
   /** Largest request body in bytes; default 4 MiB. */
@@ -257,6 +264,7 @@ class StreamableHttpServer implements HttpServer {
   readonly #path: string;
   readonly #healthPath: string;
   readonly #hosts: string[];
+  readonly #allowHostAdvice: (host: string) => string;
   readonly #origins: string[];
   readonly #http: Http1Server;
   readonly #sessions = new Map<string, HttpSessionTransport>();
@@ -309,6 +317,8 @@ class StreamableHttpServer implements HttpServer {
       ...defaultAllowedHosts(hostname, port),
       ...(options.allowedHosts ?? []),
     ];
+    this.#allowHostAdvice = options.allowHostAdvice ??
+      ((host) => `start it with ${host} in its allowedHosts option`);
     this.#origins = [
       ...defaultAllowedOrigins(hostname, port),
       ...(options.allowedOrigins ?? []),
@@ -379,11 +389,15 @@ class StreamableHttpServer implements HttpServer {
     }
     const headers = request.headers;
     if (!hostAllowed(headers.get("host"), this.#hosts)) {
+      const host = headers.get("host") ?? "";
+      const named = /^[A-Za-z0-9._:[\]-]{1,255}$/.test(host) ? host : "NAME";
       return errorResponse(
         403,
         `Forbidden: the Host header ${
-          JSON.stringify(headers.get("host") ?? "")
-        } is not one this server answers to (DNS-rebinding protection); connect to ${this.url}, or start the server with the host allowed.`,
+          JSON.stringify(host)
+        } is not one this server answers to (DNS-rebinding protection); connect to ${this.url}, or, if this server should answer to that name, ${
+          this.#allowHostAdvice(named)
+        }.`,
       );
     }
     if (!originAllowed(headers.get("origin"), this.#origins)) {

@@ -465,6 +465,13 @@ Deno.test("http: a forged Host or Origin is 403 and nothing is served", async ()
       );
       assert.match(forged, /^HTTP\/1\.1 403 /);
       assert.match(forged, /DNS-rebinding protection/);
+      // What to do: connect to the URL, or allow the name.
+      assert.match(
+        forged,
+        new RegExp(
+          `connect to http://127\\.0\\.0\\.1:${port}/mcp, or, if this server should answer to that name, start it with evil\\.example:${port} in its allowedHosts option\\.`,
+        ),
+      );
       await assertError(
         await post(url, init, { origin: "http://evil.example" }),
         403,
