@@ -223,6 +223,16 @@ const ABSOLUTE_FORM = /^http:\/\/[\x21-\x7e]+$/i;
 // the URL built from it (no "/", "?", "#", "@" or "\").
 const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]+)(:[0-9]*)?$/;
 
+/** The methods whose case `Request` normalizes (Fetch standard). */
+const NORMALIZED_METHODS: ReadonlySet<string> = new Set([
+  "DELETE",
+  "GET",
+  "HEAD",
+  "OPTIONS",
+  "POST",
+  "PUT",
+]);
+
 /**
  * Parse a request head, `text` (decoded byte for byte, without its final
  * empty line): the request line and the header fields. Returns the
@@ -240,6 +250,17 @@ export function parseHead(text: string): RequestHead | Rejection {
   const target = line.slice(first + 1, second);
   const version = line.slice(second + 1);
   if (!TOKEN.test(method)) return bad("the method is not a token");
+  // Methods are case-sensitive (RFC 9110 §9.1), but a Request normalizes
+  // the case of these six: "delete" would be run as DELETE, past a proxy
+  // rule written for DELETE. Such a method is not one we implement.
+  const upper = method.toUpperCase();
+  if (method !== upper && NORMALIZED_METHODS.has(upper)) {
+    return {
+      status: 501,
+      reason:
+        `Not Implemented: the method ${method} is not served (methods are case-sensitive); send ${upper}.`,
+    };
+  }
   let minor: 0 | 1;
   if (version === "HTTP/1.1") minor = 1;
   else if (version === "HTTP/1.0") minor = 0;
@@ -406,9 +427,9 @@ export function headInfo(head: RequestHead): HeadInfo | Rejection {
   let keepAlive = head.minor === 1;
   if (connection !== "") {
     const tokens = connection.split(",").map((token) => token.trim());
-    keepAlive = head.minor === 1
-      ? !tokens.includes("close")
-      : tokens.includes("keep-alive");
+    // `close` wins over `keep-alive`, on HTTP/1.0 too (RFC 9112 §9.3).
+    keepAlive = !tokens.includes("close") &&
+      (head.minor === 1 || tokens.includes("keep-alive"));
   }
   return { framing, host: host ?? null, keepAlive, expectContinue };
 }

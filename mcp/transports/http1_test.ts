@@ -830,3 +830,53 @@ Deno.test("http1: response bodies are sent exactly: text through the pooled buff
     );
   });
 });
+
+Deno.test("http1: a method in another case (delete, head, Get) is 501, never run as DELETE, HEAD or GET; others keep their case", async () => {
+  for (const method of ["delete", "head", "Get", "post", "options", "put"]) {
+    const parsed = parseHead(`${method} / HTTP/1.1\r\nHost: a`);
+    assert.ok("status" in parsed, method);
+    assert.equal(parsed.status, 501, method);
+    assert.match(parsed.reason, /case-sensitive/);
+    assert.match(parsed.reason, new RegExp(`send ${method.toUpperCase()}\\.`));
+  }
+  // A method Request does not normalize keeps its case: the handler sees it.
+  assert.equal(head("patch / HTTP/1.1\r\nHost: a").method, "patch");
+  await withServer({}, echo, async (_server, port) => {
+    for (const method of ["delete", "head"]) {
+      const answer = await oneShot(
+        port,
+        `${method} /mcp HTTP/1.1\r\nHost: a\r\n\r\n`,
+      );
+      assert.match(answer, /^HTTP\/1\.1 501 /, method);
+      assert.match(answer, /connection: close/);
+      // The handler never ran (it would echo "host=").
+      assert.doesNotMatch(answer, /host=/);
+    }
+  });
+});
+
+Deno.test("http1: Connection: close wins over keep-alive, on HTTP/1.0 too (RFC 9112 §9.3)", async () => {
+  for (
+    const value of [
+      "close, keep-alive",
+      "keep-alive, close",
+      "Keep-Alive, Close",
+    ]
+  ) {
+    for (const version of ["1.0", "1.1"]) {
+      const info = headInfo(
+        head(`GET / HTTP/${version}\r\nHost: a\r\nConnection: ${value}`),
+      );
+      assert.ok(!("status" in info) && !info.keepAlive, `${version} ${value}`);
+    }
+  }
+  await withServer({}, echo, async (_server, port) => {
+    // The server closes after the answer: oneShot returns at all.
+    const answer = await oneShot(
+      port,
+      "GET /old HTTP/1.0\r\nConnection: close, keep-alive\r\n\r\n",
+    );
+    assert.match(answer, /^HTTP\/1\.1 200 /);
+    assert.match(answer, /\r\nconnection: close\r\n/);
+  });
+});
