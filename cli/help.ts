@@ -132,7 +132,6 @@ ${
       "  shipcode-mcp config [client] [flags]",
       "print a configuration for an MCP client: claude-desktop, claude-code, cursor or vscode",
       usageColumn,
-      1,
     )
   }
 Flags:

@@ -8,6 +8,7 @@ import {
   terminalNote,
   wrap,
 } from "./help.ts";
+import { renameCommand } from "./invocation.ts";
 
 /**
  * The text `--help` gives `--name`: its lines from the one that starts
@@ -46,10 +47,12 @@ Deno.test("helpText: every flag of the table, with its default", () => {
   assert.ok(lines[0].startsWith(`shipcode-mcp ${VERSION} `));
 });
 
-Deno.test("helpText: every line fits 80 columns", () => {
-  for (const line of helpText().split("\n")) {
-    assert.ok(line.length <= HELP_WIDTH, `${line.length}: ${line}`);
-    assert.equal(line, line.trimEnd(), `trailing spaces: ${line}`);
+Deno.test("helpText: every line fits 80 columns, under each name the program is run by", () => {
+  for (const name of ["shipcode-mcp", "npx shipcode-mcp", "deno task start"]) {
+    for (const line of renameCommand(helpText(), name).split("\n")) {
+      assert.ok(line.length <= HELP_WIDTH, `${line.length}: ${line}`);
+      assert.equal(line, line.trimEnd(), `trailing spaces: ${line}`);
+    }
   }
   assert.equal(HELP_WIDTH, 80);
   // A usage too wide for its column gets a line of its own.
