@@ -14,7 +14,10 @@
  * - `http`: ours over Streamable HTTP against the SDK's
  *   `StreamableHTTPServerTransport`, many sessions calling a tool at once:
  *   throughput, p50 and p99 latency, peak RSS (`http.ts`); targets ≥ 3×
- *   the SDK's throughput and a p99 under the SDK's.
+ *   the SDK's throughput and a p99 under the SDK's;
+ * - `attacks`: issue 26's attacks on the HTTP transport at full size, each
+ *   on a fresh server: peak RSS and fresh clients' latency against targets
+ *   (`attacks.ts`).
  *
  * Every row says how many samples it holds. The bench exits 1 when a target
  * fails or any run fails (a run that fails is not retried; its row says why).
@@ -35,6 +38,12 @@ import { Fixtures } from "./fixtures.ts";
 import { runFlood } from "./flood.ts";
 import { defaultFloods, type Flood } from "./floods.ts";
 import { runHttpSection } from "./http.ts";
+import {
+  ATTACKS,
+  type AttackSizes,
+  FULL_SIZES,
+  runAttackSection,
+} from "./attacks.ts";
 import { formatBytes, shuffled } from "./measure.ts";
 import { withUsage } from "./usage.ts";
 import type { CommandSpec } from "./process.ts";
@@ -52,7 +61,13 @@ import { SERVERS } from "./servers.ts";
 import { type Batch, defaultWorkloads, type Workload } from "./workloads.ts";
 
 /** The parts of the report `--sections` chooses from. */
-export const SECTIONS = ["timing", "wire", "memory", "http"] as const;
+export const SECTIONS = [
+  "timing",
+  "wire",
+  "memory",
+  "http",
+  "attacks",
+] as const;
 
 /** The servers whose memory the floods measure (with any `--add`ed). */
 const FLOOD_SERVERS = ["ours", "bundle"];
@@ -224,6 +239,18 @@ async function benchmark(args: string[]): Promise<number> {
       "http-calls": { type: "string" },
       "http-runs": { type: "string" },
       "http-timeout": { type: "string" },
+      attacks: { type: "string" },
+      "attack-hold": { type: "string" },
+      "attack-setup": { type: "string" },
+      "attack-kill": { type: "string" },
+      "attack-args": { type: "string" },
+      "attack-main": { type: "string" },
+      "kept-sessions": { type: "string" },
+      "kept-posts": { type: "string" },
+      "log-sessions": { type: "string" },
+      "replay-gets": { type: "string" },
+      "idle-streams": { type: "string" },
+      "init-posts": { type: "string" },
     },
   });
   const sections = list(values.sections) ?? [...SECTIONS];
@@ -272,7 +299,9 @@ async function benchmark(args: string[]): Promise<number> {
   const rssLimit = positive(values["rss-limit"], 300, "rss-limit") * 2 ** 20;
   const onlyServers = list(values.servers);
 
-  const stdioSections = sections.some((section) => section !== "http");
+  const stdioSections = sections.some((section) =>
+    section !== "http" && section !== "attacks"
+  );
   const ready: {
     name: string;
     spec: CommandSpec;
@@ -348,6 +377,22 @@ async function benchmark(args: string[]): Promise<number> {
     }, progress)
     : undefined;
 
+  const attacks = sections.includes("attacks")
+    ? await runAttackSection(
+      only(ATTACKS, list(values.attacks), "attacks"),
+      {
+        sizes: attackSizes(values),
+        setupMs: positive(values["attack-setup"], 120, "attack-setup") * 1000,
+        holdMs: positive(values["attack-hold"], 10, "attack-hold") * 1000,
+        killBytes: positive(values["attack-kill"], 2048, "attack-kill") *
+          2 ** 20,
+        extraArgs: values["attack-args"]?.split(/ +/).filter(Boolean),
+        main: values["attack-main"],
+      },
+      progress,
+    )
+    : undefined;
+
   const names = ready.map((server) => server.name);
   if (stdioSections) console.log(renderTable(selected, names, results));
   const verdicts = judge([
@@ -397,11 +442,29 @@ async function benchmark(args: string[]): Promise<number> {
     for (const line of failed) console.log(`  ${line}`);
   }
   if (http !== undefined) console.log(`\n${http.report}`);
+  if (attacks !== undefined) console.log(`\n${attacks.report}`);
   console.log(
     "\n(2 shared cores: numbers are noisy; compare ratios from one run.)",
   );
   const code = exitCode([...verdicts, ...ratios], results);
-  return code !== 0 ? code : http?.failed ? 1 : 0;
+  return code !== 0 ? code : http?.failed || attacks?.failed ? 1 : 0;
+}
+
+/** The attacks' sizes: issue 26's, or as the flags say. */
+function attackSizes(
+  values: Record<string, string | boolean | string[] | undefined>,
+): AttackSizes {
+  const flag = (name: string, fallback: number) =>
+    positive(values[name] as string | undefined, fallback, name);
+  return {
+    ...FULL_SIZES,
+    keptSessions: flag("kept-sessions", FULL_SIZES.keptSessions),
+    keptPosts: flag("kept-posts", FULL_SIZES.keptPosts),
+    logSessions: flag("log-sessions", FULL_SIZES.logSessions),
+    replayGets: flag("replay-gets", FULL_SIZES.replayGets),
+    idleStreams: flag("idle-streams", FULL_SIZES.idleStreams),
+    initPosts: flag("init-posts", FULL_SIZES.initPosts),
+  };
 }
 
 function progress(text: string): void {
