@@ -37,7 +37,9 @@ for (const t of TARGETS) {
       } catch (error) {
         if (error instanceof Error) {
           error.message +=
-            `\nIf this change is intended: deno task golden:update ${c.name}, then review git diff tests/golden/`;
+            `\nIf this change is intended: deno task golden:update ${c.name}, then review git diff tests/golden/\nexit code ${run.code}; stderr:\n${
+              stderr.slice(0, 2000)
+            }`;
         }
         throw error;
       }
