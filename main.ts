@@ -63,7 +63,11 @@ export function createServer(config: Config): McpServer {
   let clientRoots: ClientRoots | undefined;
   const followRoots = (ctx: HandlerContext) => {
     ctx.server.ready().then(() => clientRoots?.refresh(ctx)).catch((error) =>
-      ctx.server.logger.log("error", "cannot follow the client's roots:", error)
+      ctx.server.loggerFor(ctx.session).log(
+        "error",
+        "cannot follow the client's roots:",
+        error,
+      )
     );
   };
   const features = handlerMap(config);

@@ -80,7 +80,7 @@ export const initialize: Handler = (params, { server, session }) => {
     ? requested
     : server.protocolVersions[0];
   if (version !== requested) {
-    server.logger.log(
+    server.loggerFor(session).log(
       "info",
       versionMismatch(requested, version, clientInfo, server.protocolVersions),
     );

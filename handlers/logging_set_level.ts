@@ -17,10 +17,11 @@ import type { Handler } from "../mcp/server.ts";
 
 /**
  * Handle `logging/setLevel`: records at `level` or above go to this
- * session from now on, the server's own diagnostics included. A missing
- * or unknown level is -32602 naming the valid ones.
+ * session from now on, the server's diagnostics about this session
+ * included (those about other sessions never reach it). A missing or
+ * unknown level is -32602 naming the valid ones.
  */
-export const loggingSetLevel: Handler = (params, { server, session }) => {
+export const loggingSetLevel: Handler = (params, { session }) => {
   const level = params.level;
   if (!isLoggingLevel(level)) {
     const valid = LOGGING_LEVELS.join(", ");
@@ -38,6 +39,5 @@ export const loggingSetLevel: Handler = (params, { server, session }) => {
     );
   }
   session.logLevel = level;
-  server.logTo(session);
   return EMPTY_RESULT;
 };

@@ -111,7 +111,11 @@ async function run(
       error instanceof RpcError &&
       error.code === MISSING_CLIENT_CAPABILITY_CODE
     ) throw error;
-    ctx.server.logger.log("error", `tool ${tool.name} failed:`, error);
+    ctx.server.loggerFor(ctx.session).log(
+      "error",
+      `tool ${tool.name} failed:`,
+      error,
+    );
     return toolError(
       `Tool ${tool.name} failed unexpectedly (${
         error instanceof Error ? error.message : String(error)

@@ -296,8 +296,10 @@ class Connection implements Receiver {
     return this.#session;
   }
 
+  // What the transport logs (a line too long, input that failed)
+  // concerns this connection's session alone.
   get logger(): Logger {
-    return this.#server.logger;
+    return this.#server.loggerFor(this.#session);
   }
 
   /** See {@linkcode Receiver.drainTimeoutMs}. */
@@ -468,7 +470,7 @@ class Connection implements Receiver {
     try {
       return this.#server.dispatch(message, this.#session);
     } catch (error) {
-      this.#server.logger.log("error", "dispatch failed:", error);
+      this.logger.log("error", "dispatch failed:", error);
       return this.#internalError(message);
     }
   }
@@ -477,7 +479,7 @@ class Connection implements Receiver {
     try {
       return this.#server.dispatch(message, this.#session);
     } catch (error) {
-      this.#server.logger.log("error", "dispatch failed:", error);
+      this.logger.log("error", "dispatch failed:", error);
       return undefined;
     }
   }
@@ -533,7 +535,7 @@ class Connection implements Receiver {
     response.then(
       (line) => this.#order.complete(place, line),
       (error) => {
-        this.#server.logger.log("error", "dispatch failed:", error);
+        this.logger.log("error", "dispatch failed:", error);
         this.#order.complete(place, this.#internalError(message));
       },
     ).finally(() => {

@@ -29,8 +29,8 @@ import type {
   Root,
 } from "./client_requests.ts";
 import { trackLoading } from "./loading.ts";
-import { type Logger, type LogLevel, stderrLogger } from "./log.ts";
-import { type LoggingLevel, loggingLevelOf } from "./logging.ts";
+import { type Logger, stderrLogger } from "./log.ts";
+import { type LoggingLevel, sessionLogger } from "./logging.ts";
 import type { ResourceProvider } from "./resource.ts";
 import type { Icon } from "./icon.ts";
 import { PromptRegistry } from "./prompt.ts";
@@ -147,7 +147,11 @@ export interface McpServerOptions {
   strictInitialize?: boolean;
   /** Items per page of list results; default {@linkcode DEFAULT_PAGE_SIZE}. */
   pageSize?: number;
-  /** Where the server logs; default stderr at level `error`. */
+  /**
+   * Where the server logs; default stderr at level `error`. Records that
+   * concern a session also go to that session (see
+   * {@linkcode McpServer.loggerFor}).
+   */
   logger?: Logger;
   /** Where `resources/*` methods find resources; none when undefined. */
   resources?: ResourceProvider;
@@ -412,7 +416,12 @@ export class McpServer {
   readonly tools: ToolRegistry = new ToolRegistry();
   /** The registered prompts (served when the method map has `prompts/*`). */
   readonly prompts: PromptRegistry = new PromptRegistry();
-  /** Where the server logs. */
+  /**
+   * The server's own log, for records that concern no one session
+   * (start-up, the index, a watch of the server's root): they reach no
+   * session. What concerns a session goes through
+   * {@linkcode McpServer.loggerFor}.
+   */
   readonly logger: Logger;
   /** The resource provider, if the server has resources (set by `setup`). */
   resources: ResourceProvider | undefined;
@@ -423,8 +432,8 @@ export class McpServer {
   // (whose return value is not an answer).
   readonly #requests = new Map<string, Handler>();
   readonly #notifications = new Map<string, Handler>();
-  // Sessions that set a log level: the server's own records reach them.
-  readonly #logSessions = new Set<Session>();
+  // Each session's logger (see loggerFor), made on its first record.
+  readonly #sessionLoggers = new WeakMap<Session, Logger>();
   #ready: Promise<void> | undefined;
   // Serves stateless (2026-07-28) requests; loaded on the first one, and
   // undefined when no such version is configured, so the handshake era pays
@@ -460,7 +469,7 @@ export class McpServer {
     this.instructions = options.instructions;
     this.strictInitialize = options.strictInitialize ?? true;
     this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-    this.logger = this.#forwarding(options.logger ?? stderrLogger());
+    this.logger = options.logger ?? stderrLogger();
     this.resources = options.resources;
     this.#setup = options.setup;
     this.#setupPending = options.setup !== undefined;
@@ -521,41 +530,20 @@ export class McpServer {
   }
 
   /**
-   * Send the server's own log records (what it writes to its
-   * {@linkcode McpServer.logger}) to `session` as well, as
-   * `notifications/message` at the level the session set, until the
-   * session closes. `logging/setLevel` calls it.
+   * The logger for records that concern `session` (a message it sent, a
+   * handler that failed on its request, its roots): each goes to the
+   * server's {@linkcode McpServer.logger} and, as `notifications/message`
+   * at the level the session set with `logging/setLevel`, to that session
+   * and no other, its text escaped and cut (see `sessionLogger` in
+   * `logging.ts`).
    */
-  logTo(session: Session): void {
-    if (this.#logSessions.has(session) || session.state === "closed") return;
-    this.#logSessions.add(session);
-    session.onClose(() => this.#logSessions.delete(session));
-  }
-
-  // `logger`, whose records also go to the sessions that asked for them.
-  #forwarding(logger: Logger): Logger {
-    const sessions = this.#logSessions;
-    const name = this.info.name;
-    return {
-      get level(): LogLevel {
-        return logger.level;
-      },
-      set level(level: LogLevel) {
-        logger.level = level;
-      },
-      log(level, message, detail) {
-        logger.log(level, message, detail);
-        if (sessions.size === 0) return;
-        const data = detail === undefined
-          ? message
-          : `${message} ${
-            detail instanceof Error ? detail.message : String(detail)
-          }`;
-        for (const session of sessions) {
-          session.log(loggingLevelOf(level), data, name);
-        }
-      },
-    };
+  loggerFor(session: Session): Logger {
+    let logger = this.#sessionLoggers.get(session);
+    if (logger === undefined) {
+      logger = sessionLogger(this.logger, session, this.info.name);
+      this.#sessionLoggers.set(session, logger);
+    }
+    return logger;
   }
 
   /**
@@ -618,11 +606,14 @@ export class McpServer {
         return undefined;
       case "response":
         if (!session.resolveResponse(message)) {
-          this.logger.log("debug", "dropped a response nobody waits for");
+          this.loggerFor(session).log(
+            "debug",
+            "dropped a response nobody waits for",
+          );
         }
         return undefined;
       case "invalid":
-        this.logger.log("info", message.error.message);
+        this.loggerFor(session).log("info", message.error.message);
         return encodeError(
           message.id,
           message.error.code,
@@ -630,7 +621,7 @@ export class McpServer {
           message.error.data,
         );
       case "dropped":
-        this.logger.log("info", `dropped ${message.reason}`);
+        this.loggerFor(session).log("info", `dropped ${message.reason}`);
         return undefined;
     }
   }
@@ -680,11 +671,11 @@ export class McpServer {
       } else result = handler(params ?? EMPTY_PARAMS, ctx);
     } catch (error) {
       ctx.finished = true;
-      return this.#failure(id, method, error);
+      return this.#failure(id, method, error, session);
     }
     if (!(result instanceof Promise)) {
       ctx.finished = true;
-      return this.#success(id, method, result);
+      return this.#success(id, method, result, session);
     }
 
     const key = ctx.key as string;
@@ -692,11 +683,15 @@ export class McpServer {
     return result.then(
       (value) => {
         ctx.finished = true;
-        return ctx.aborted ? undefined : this.#success(id, method, value);
+        return ctx.aborted
+          ? undefined
+          : this.#success(id, method, value, session);
       },
       (error) => {
         ctx.finished = true;
-        return ctx.aborted ? undefined : this.#failure(id, method, error);
+        return ctx.aborted
+          ? undefined
+          : this.#failure(id, method, error, session);
       },
     ).finally(() => {
       if (session.inFlight.get(key) === ctx) session.inFlight.delete(key);
@@ -707,11 +702,16 @@ export class McpServer {
    * The encoded result, or -32603 when the handler's return cannot be one:
    * no line that is not a valid JSON-RPC response ever leaves.
    */
-  #success(id: RequestId, method: string, value: unknown): string {
+  #success(
+    id: RequestId,
+    method: string,
+    value: unknown,
+    session: Session,
+  ): string {
     try {
       return encodeResult(id, value);
     } catch (error) {
-      this.logger.log(
+      this.loggerFor(session).log(
         "error",
         `handler for ${method} returned no valid result (a bug in the server):`,
         error,
@@ -734,7 +734,7 @@ export class McpServer {
   ): void {
     const handler = this.#notifications.get(method);
     if (handler === undefined) {
-      this.logger.log("debug", `ignored notification ${method}`);
+      this.loggerFor(session).log("debug", `ignored notification ${method}`);
       return;
     }
     const ctx = new RequestContext(
@@ -744,7 +744,11 @@ export class McpServer {
       params ?? EMPTY_PARAMS,
     );
     const report = (error: unknown) =>
-      this.logger.log("warn", `notification ${method} failed:`, error);
+      this.loggerFor(session).log(
+        "warn",
+        `notification ${method} failed:`,
+        error,
+      );
     try {
       const result = this.#setupPending && handler instanceof AsyncFunction
         ? this.ready().then(() => handler(params ?? EMPTY_PARAMS, ctx))
@@ -755,18 +759,27 @@ export class McpServer {
     }
   }
 
-  #failure(id: RequestId, method: string, error: unknown): string {
+  #failure(
+    id: RequestId,
+    method: string,
+    error: unknown,
+    session: Session,
+  ): string {
     if (error instanceof RpcError) {
       try {
         return encodeError(id, error.code, error.message, error.data);
       } catch (encoding) {
         // `data` that cannot be JSON (a cycle, a BigInt): the message
         // says what was wrong on its own.
-        this.logger.log("error", `error data of ${method} failed:`, encoding);
+        this.loggerFor(session).log(
+          "error",
+          `error data of ${method} failed:`,
+          encoding,
+        );
         return encodeError(id, error.code, String(error.message));
       }
     }
-    this.logger.log("error", `handler for ${method} threw:`, error);
+    this.loggerFor(session).log("error", `handler for ${method} threw:`, error);
     return encodeInternalError(id, method);
   }
 }

@@ -360,7 +360,7 @@ Deno.test("reportProgress: nothing once the request is cancelled; no message bef
   ]);
 });
 
-Deno.test("ctx.log and the server's own diagnostics reach sessions that set a level; stderr's logger still gets everything", async () => {
+Deno.test("ctx.log and the diagnostics about a session reach that session alone, at its level; the server's own records reach none; stderr's logger gets everything", async () => {
   const { server, logger } = serverWith({
     "test/log": (params, ctx) => {
       ctx.log("notice", { step: params.step }, "worker");
@@ -372,10 +372,10 @@ Deno.test("ctx.log and the server's own diagnostics reach sessions that set a le
   });
   const quiet = recordingSession();
   const loud = recordingSession();
+  quiet.session.logLevel = "notice";
   loud.session.logLevel = "notice";
-  server.logTo(loud.session);
   await server.handle(
-    { jsonrpc: "2.0", id: 1, method: "test/log", params: { step: 1 } },
+    { jsonrpc: "2.0", id: 1, method: "test/throw" },
     quiet.session,
   );
   await server.handle(
@@ -384,11 +384,17 @@ Deno.test("ctx.log and the server's own diagnostics reach sessions that set a le
   );
   await server.handle(
     { jsonrpc: "2.0", id: 3, method: "test/throw" },
-    quiet.session,
+    loud.session,
   );
   // Below the level: not sent.
-  server.logger.log("info", "chatter");
-  assert.equal(quiet.sent.length, 0);
+  server.loggerFor(loud.session).log("info", "chatter");
+  // The server's own: to no session.
+  server.logger.log("error", "process-wide");
+  assert.deepEqual(quiet.sent.map((m) => m.params), [{
+    level: "error",
+    logger: "shipcode-mcp",
+    data: "handler for test/throw threw: kaboom",
+  }]);
   assert.deepEqual(loud.sent.map((m) => m.params), [
     { level: "notice", logger: "worker", data: { step: 2 } },
     {
@@ -397,11 +403,13 @@ Deno.test("ctx.log and the server's own diagnostics reach sessions that set a le
       data: "handler for test/throw threw: kaboom",
     },
   ]);
-  assert.match(logger.lines.join("\n"), /test\/throw threw: Error: kaboom/);
-  assert.match(logger.lines.join("\n"), /chatter/);
-  // A closed session is forgotten.
+  const lines = logger.lines.join("\n");
+  assert.match(lines, /test\/throw threw: Error: kaboom/);
+  assert.match(lines, /chatter/);
+  assert.match(lines, /process-wide/);
+  // A closed session gets nothing more.
   loud.session.close();
-  server.logger.log("error", "after close");
+  server.loggerFor(loud.session).log("error", "after close");
   assert.equal(loud.sent.length, 2);
 });
 

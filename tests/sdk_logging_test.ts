@@ -1,16 +1,23 @@
 /**
  * The official SDK client sets a log level and receives log records: from
  * the workspace server (`--features logging`, every build target), whose
- * own diagnostics reach a client that set a level, and from a tool of a
- * server built with the library (`ctx.log`).
+ * diagnostics about a session reach that session once it set a level (and
+ * no other session: over HTTP, one client never reads another's records),
+ * and from a tool of a server built with the library (`ctx.log`).
  *
  * @module
  */
 
 import { strict as assert } from "node:assert";
-import { Client, LoggingMessageNotificationSchema } from "./sdk.ts";
+import { pathToFileURL } from "node:url";
+import {
+  Client,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  StreamableHTTPClientTransport,
+} from "./sdk.ts";
 import { DENO_RUN_FLAGS } from "../cli/run_command.ts";
-import { PROJECT_ROOT } from "./server_command.ts";
+import { PROJECT_ROOT, serverCommand } from "./server_command.ts";
 import {
   connectSdk,
   httpCommand,
@@ -18,6 +25,7 @@ import {
   LAUNCHES,
   launchStatus,
   type ServerSpec,
+  startHttpServer,
   type Wire,
 } from "./sdk_connect.ts";
 
@@ -139,3 +147,70 @@ for (const wire of ["stdio", "http"] as const) {
     }
   });
 }
+
+Deno.test("sdk logging [http]: two sessions at debug; A's notification names and roots reach A alone, capped", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const root = `${dir}/alpha-root-3d5b`;
+  await Deno.mkdir(root);
+  await Deno.writeTextFile(`${root}/a.txt`, "a\n");
+  const server = await startHttpServer(
+    httpCommand(
+      serverCommand(["--features", "logging", "--allow-roots", dir], "source"),
+    ),
+  );
+  const clients: { client: Client; records: Record[] }[] = [];
+  const open = async (roots?: { uri: string }[]) => {
+    const client = new Client(
+      { name: "shipcode-tests", version: "0.0.1" },
+      { capabilities: roots === undefined ? {} : { roots: {} } },
+    );
+    const records: Record[] = [];
+    client.setNotificationHandler(
+      LoggingMessageNotificationSchema,
+      (notification: { params: unknown }) => {
+        records.push(notification.params as Record);
+      },
+    );
+    if (roots !== undefined) {
+      client.setRequestHandler(ListRootsRequestSchema, () => ({ roots }));
+    }
+    const transport = new StreamableHTTPClientTransport(new URL(server.url));
+    await client.connect(transport);
+    await client.setLoggingLevel("debug");
+    clients.push({ client, records });
+    return { client, transport, records };
+  };
+  try {
+    const b = await open();
+    const a = await open([{ uri: pathToFileURL(root).href }]);
+    // A's roots are served once it asks for something; its notification
+    // with a distinctive (and long) method name is ignored, with a record.
+    await a.client.callTool({ name: "list_directory", arguments: {} });
+    const method = `notifications/a-secret-9f2e-${"m".repeat(100_000)}`;
+    await a.transport.send({ jsonrpc: "2.0", method });
+    await a.client.ping();
+    assert.ok(
+      await until(() =>
+        a.records.some((r) => String(r.data).includes("a-secret-9f2e"))
+      ),
+      JSON.stringify(a.records).slice(0, 500),
+    );
+    const ignored = a.records.find((r) =>
+      String(r.data).includes("a-secret-9f2e")
+    )!;
+    assert.equal(ignored.level, "debug");
+    assert.match(
+      String(ignored.data),
+      /^ignored notification notifications\/a-secret-9f2e-m+… \(\d+ more characters\)$/,
+    );
+    assert.ok(String(ignored.data).length < 1100);
+    // B did nothing: it is sent nothing, A's names and roots least of all.
+    await b.client.ping();
+    await sleep(300);
+    assert.deepEqual(b.records, []);
+  } finally {
+    for (const { client } of clients) await client.close().catch(() => {});
+    await server.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -27,6 +27,7 @@ import type { Completion, CompletionContext } from "../mcp/completion.ts";
 import { ErrorCode, type JsonObject, RpcError } from "../mcp/jsonrpc.ts";
 import { notifyListChanged } from "../mcp/list_changed.ts";
 import type { Logger } from "../mcp/log.ts";
+import { sessionLogger } from "../mcp/logging.ts";
 import type {
   ResourceChanges,
   ResourceContents,
@@ -245,7 +246,11 @@ export interface ClientRootsOptions extends ServeOptions {
   fallback: Served;
   /** Asks the client of the given session for its roots. */
   list(ctx: { session: Session }): Promise<{ uri: string }[]>;
-  /** Where skipped roots and failures are logged. */
+  /**
+   * Where skipped roots and failures are logged (the server's own log);
+   * each record also goes to the session whose roots it names, and to no
+   * other (see `sessionLogger` in `mcp/logging.ts`).
+   */
   logger: Logger;
   /**
    * The server: its capabilities say whether to send `list_changed`, and
@@ -323,7 +328,7 @@ export class ClientRoots implements RootsSource {
         before.refusal !== served.refusal
       ) {
         if (served.refusal === undefined) {
-          this.#options.logger.log(
+          this.#logger(session).log(
             "info",
             `serving the client's roots: ${served.paths.join(", ")}`,
           );
@@ -370,9 +375,19 @@ export class ClientRoots implements RootsSource {
     }));
   }
 
+  // Records about a session's roots go to that session alone.
+  #logger(session: Session): Logger {
+    return sessionLogger(
+      this.#options.logger,
+      session,
+      this.#options.server.info.name,
+    );
+  }
+
   /** The client's usable roots, opened; the fallback when there are none. */
   async #load(ctx: { session: Session }): Promise<Served> {
-    const { logger, fallback } = this.#options;
+    const { fallback } = this.#options;
+    const logger = this.#logger(ctx.session);
     let given;
     try {
       given = await this.#options.list(ctx);

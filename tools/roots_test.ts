@@ -192,6 +192,66 @@ Deno.test("ClientRoots: each session is served its client's roots; others the fa
   }
 });
 
+Deno.test("ClientRoots: records about a session's roots go to that session alone, at its level, capped", async () => {
+  const d = await dirs();
+  try {
+    const fallback = await openServed([d.cwd], OPTIONS);
+    const logger = recorder();
+    const given = new Map<Session, { uri: string }[]>();
+    const roots = new ClientRoots({
+      ...OPTIONS,
+      fallback,
+      logger,
+      server: new McpServer({ handlers, info: { name: "t", version: "1" } }),
+      list: ({ session }) => Promise.resolve(given.get(session) ?? []),
+    });
+    // A session that set level info, and the records it is sent.
+    const logging = () => {
+      const out: { level: string; logger: string; data: string }[] = [];
+      const session = new Session((line) => {
+        const message = JSON.parse(line);
+        if (message.method === "notifications/message") {
+          out.push(message.params);
+        }
+      });
+      session.state = "ready";
+      session.logLevel = "info";
+      return { session, out };
+    };
+    const a = logging();
+    const b = logging();
+    given.set(a.session, [
+      { uri: url(d.a) },
+      { uri: url(`${d.base}/missing-${"x".repeat(5000)}`) },
+    ]);
+    roots.refresh({ session: a.session });
+    const [list] = roots.tools().filter((t) => t.name === "list_directory");
+    assert.equal(text(await list.run({}, ctxOf(a.session))), "a.txt (1 bytes)");
+    given.set(b.session, [{ uri: url(d.b) }]);
+    roots.refresh({ session: b.session });
+    assert.equal(text(await list.run({}, ctxOf(b.session))), "b.txt (1 bytes)");
+    // A's: the root it was refused (cut) and the one it is served.
+    assert.deepEqual(a.out.map((r) => [r.level, r.logger]), [
+      ["warning", "t"],
+      ["info", "t"],
+    ]);
+    assert.match(a.out[0].data, /^skipping the client's root "file:/);
+    assert.ok(a.out[0].data.length <= 1100, `${a.out[0].data.length}`);
+    assert.equal(a.out[1].data, `serving the client's roots: ${d.a}`);
+    // B's: its own root only, nothing of A's.
+    assert.deepEqual(b.out.map((r) => r.data), [
+      `serving the client's roots: ${d.b}`,
+    ]);
+    // The server's log has every one.
+    assert.equal(
+      logger.lines.filter((l) => l.startsWith("info: serving")).length,
+      2,
+    );
+  } finally {
+    await Deno.remove(d.base, { recursive: true });
+  }
+});
+
 Deno.test("ClientRoots: the newest listing wins; a failed one serves the fallback", async () => {
   const d = await dirs();
   try {
