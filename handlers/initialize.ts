@@ -42,7 +42,7 @@ export const initialize: Handler = (params, { server, session }) => {
     // error is all a client of the handshake era can show its user.
     const supported = server.modernVersions;
     throw new RpcError(
-      -32022,
+      ErrorCode.UnsupportedProtocolVersion,
       `Unsupported protocol version: this server speaks only MCP ${
         supported.join(", ")
       }, which has no initialize; use a client that sends "io.modelcontextprotocol/protocolVersion" in each request's _meta.`,

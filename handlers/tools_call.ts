@@ -91,9 +91,6 @@ export const toolsCall: Handler = async (params, ctx) => {
   return callResultForVersion(await run(tool, args, ctx), version);
 };
 
-/** MissingRequiredClientCapabilityError's code (MCP 2026-07-28). */
-const MISSING_CLIENT_CAPABILITY_CODE = -32021;
-
 async function run(
   tool: Tool,
   args: JsonObject,
@@ -109,7 +106,7 @@ async function run(
     // _meta did not declare is refused as a whole, not as a tool error.
     if (
       error instanceof RpcError &&
-      error.code === MISSING_CLIENT_CAPABILITY_CODE
+      error.code === ErrorCode.MissingRequiredClientCapability
     ) throw error;
     ctx.server.loggerFor(ctx.session).log(
       "error",

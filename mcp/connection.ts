@@ -119,7 +119,7 @@ export const DEFAULT_MAX_REQUESTS_IN_FLIGHT = 2 * MAX_HELD_RESPONSES;
  * The JSON-RPC error code of a request refused because the connection has
  * too many in flight (a server error, in JSON-RPC's reserved range).
  */
-export const BUSY_CODE: number = -32000;
+export const BUSY_CODE: number = ErrorCode.ServerError;
 
 /**
  * Default of {@linkcode ConnectionOptions.drainTimeoutMs}: how long

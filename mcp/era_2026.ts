@@ -77,14 +77,17 @@ export const META = {
   subscriptionId: "io.modelcontextprotocol/subscriptionId",
 } as const;
 
-/** Error codes MCP 2026-07-28 defines (its reserved range starts at -32020). */
+/**
+ * Error codes MCP 2026-07-28 defines (its reserved range starts at -32020):
+ * aliases of {@linkcode ErrorCode}'s.
+ */
 export const ModernErrorCode = {
   /** HTTP headers and body disagree (Streamable HTTP). */
-  HeaderMismatch: -32020,
+  HeaderMismatch: ErrorCode.HeaderMismatch,
   /** The request needs a client capability its `_meta` did not declare. */
-  MissingRequiredClientCapability: -32021,
+  MissingRequiredClientCapability: ErrorCode.MissingRequiredClientCapability,
   /** The request's protocol version is not one the server speaks. */
-  UnsupportedProtocolVersion: -32022,
+  UnsupportedProtocolVersion: ErrorCode.UnsupportedProtocolVersion,
 } as const;
 
 /**

@@ -38,7 +38,8 @@ import { toolError } from "./content.ts";
 export const TASKS_EXTENSION: string = "io.modelcontextprotocol/tasks";
 
 /** MissingRequiredClientCapabilityError's code (MCP 2026-07-28). */
-export const MISSING_CLIENT_CAPABILITY: number = -32021;
+export const MISSING_CLIENT_CAPABILITY: number =
+  ErrorCode.MissingRequiredClientCapability;
 
 /** How long a task is kept after its creation, unless configured (ms). */
 export const DEFAULT_TASK_TTL_MS: number = 10 * 60_000;

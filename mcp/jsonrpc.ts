@@ -31,15 +31,40 @@ const rawJSON = (JSON as unknown as { rawJSON(text: string): RawJson })
 /** A request id: a string, a safe integer, or the exact source text of one. */
 export type RequestId = string | number | RawJson;
 
-/** The JSON-RPC 2.0 and MCP error codes this server uses. */
+/**
+ * Every JSON-RPC 2.0 and MCP error code this library answers with: the one
+ * place a code is defined (other modules' named codes are aliases of
+ * these).
+ */
 export const ErrorCode = {
+  /** JSON-RPC: the line is not JSON. */
   ParseError: -32700,
+  /** JSON-RPC: JSON, but not a valid request. */
   InvalidRequest: -32600,
+  /** JSON-RPC: no such method (or not in the request's protocol version). */
   MethodNotFound: -32601,
+  /** JSON-RPC: the params are wrong. */
   InvalidParams: -32602,
+  /** JSON-RPC: the server failed (a bug; its log has the details). */
   InternalError: -32603,
+  /**
+   * Implementation-defined server error: the connection has too many
+   * requests unanswered ("Server busy"), or an HTTP-level refusal.
+   */
+  ServerError: -32000,
+  /**
+   * A request to the client got no answer in time; over HTTP, also an
+   * unknown or expired `Mcp-Session-Id`.
+   */
+  RequestTimeout: -32001,
   /** MCP: the resource named by a URI does not exist (or may not be read). */
   ResourceNotFound: -32002,
+  /** MCP 2026-07-28: HTTP headers and body disagree (Streamable HTTP). */
+  HeaderMismatch: -32020,
+  /** MCP 2026-07-28: the request needs a client capability it did not declare. */
+  MissingRequiredClientCapability: -32021,
+  /** MCP 2026-07-28: the request's protocol version is not one the server speaks. */
+  UnsupportedProtocolVersion: -32022,
 } as const;
 
 const STANDARD_MESSAGES: Record<number, string> = {

@@ -81,7 +81,7 @@ export interface ClientRequestOptions {
 export const DEFAULT_CLIENT_REQUEST_TIMEOUT_MS = 60_000;
 
 /** The JSON-RPC code of a server→client request the client did not answer in time. */
-export const REQUEST_TIMEOUT_CODE: number = -32001;
+export const REQUEST_TIMEOUT_CODE: number = ErrorCode.RequestTimeout;
 
 /**
  * The client capability each server→client method needs: such a request is
