@@ -48,7 +48,7 @@ import type {
   ClientRoots,
   RootsConfinement,
   ServeOptions,
-} from "./tools/roots.ts";
+} from "./app/roots.ts";
 
 /**
  * Make the server `shipcode-mcp` runs for `config`. Nothing of the
@@ -184,7 +184,7 @@ async function openWorkspace(
   server: McpServer,
   config: Config,
 ): Promise<ClientRoots | undefined> {
-  const { ClientRoots, openServed } = await import("./tools/roots.ts");
+  const { ClientRoots, openServed } = await import("./app/roots.ts");
   const options: ServeOptions = {
     workspace: { includeIgnored: config.includeIgnored },
     resources: {
@@ -457,7 +457,7 @@ async function main(
           Promise.all([server.ready(), import("./mcp/watch.ts")]).then(
             ([, { watchResources }]) => {
               // A session given its client's roots already has its own
-              // watch (tools/roots.ts); the server's stops reaching it.
+              // watch (app/roots.ts); the server's stops reaching it.
               if (!done && session.resources === undefined) {
                 watch = watchResources(server, session);
               }
@@ -529,7 +529,7 @@ async function serveOverHttp(config: Config): Promise<number> {
         if (!config.watch) return;
         server.ready().then(() => {
           // A session given its client's roots has its own watch
-          // (tools/roots.ts); the others share the server's one.
+          // (app/roots.ts); the others share the server's one.
           if (session.state === "closed" || session.resources !== undefined) {
             return;
           }

@@ -14,7 +14,7 @@ import type {
 } from "../mcp/prompt.ts";
 import type { Session } from "../mcp/session.ts";
 import type { ToolCaps } from "../tools/common.ts";
-import { rootsNote, type RootsSource, type Served } from "../tools/roots.ts";
+import { rootsNote, type RootsSource, type Served } from "../tools/served.ts";
 import { Roots } from "../workspace/roots.ts";
 import { WorkspaceError } from "../workspace/workspace.ts";
 import type { PromptSource } from "./common.ts";

@@ -2,12 +2,8 @@ import { strict as assert } from "node:assert";
 import type { Prompt, PromptResult } from "../mcp/prompt.ts";
 import { Session } from "../mcp/session.ts";
 import type { ToolContext } from "../mcp/tool.ts";
-import {
-  openServed,
-  type RootsSource,
-  type Served,
-  type ServeOptions,
-} from "../tools/roots.ts";
+import { openServed, type ServeOptions } from "../app/roots.ts";
+import type { RootsSource, Served } from "../tools/served.ts";
 import { servedPrompts, sessionPrompts, workspacePrompts } from "./mod.ts";
 
 const OPTIONS: ServeOptions = {

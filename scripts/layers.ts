@@ -2,7 +2,8 @@
  * Checks that the project's imports point one way: the protocol library
  * (`mcp/`, `handlers/`) stands alone, the workspace knows nothing of MCP,
  * the adapters (`tools/`, `resources/`, `prompts/`) know nothing of the
- * command line, and no module imports itself through others. The graph
+ * command line or of the app's wiring (`app/`), and no module imports
+ * itself through others. The graph
  * starts at `main.ts`, `mod.ts` and the unit tests of the layers that
  * must stand alone (see {@linkcode layerEntries}), so a test is held to its
  * folder's rules too. Run by `deno task layers` (and by
@@ -26,10 +27,11 @@ const FORBIDDEN: Readonly<Record<string, (to: string) => boolean>> = {
   mcp: (to) => to !== "mcp",
   handlers: (to) => to !== "handlers" && to !== "mcp",
   workspace: (to) =>
-    ["mcp", "handlers", "tools", "resources", "prompts", "cli"].includes(to),
-  tools: (to) => to === "cli",
-  resources: (to) => to === "cli",
-  prompts: (to) => to === "cli",
+    ["mcp", "handlers", "tools", "resources", "prompts", "cli", "app"]
+      .includes(to),
+  tools: (to) => to === "cli" || to === "app",
+  resources: (to) => to === "cli" || to === "app",
+  prompts: (to) => to === "cli" || to === "app",
 };
 
 /** Every rule `graph` breaks, one sentence each; empty when it keeps them. */

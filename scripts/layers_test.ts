@@ -19,12 +19,15 @@ Deno.test("layers: the library and the workspace may not reach up", () => {
     "tools/common.ts": ["cli/flags.ts", "workspace/file.ts", "mcp/tool.ts"],
     "main.ts": ["cli/flags.ts", "tools/mod.ts"],
     "cli/flags.ts": ["mcp/log.ts", "workspace/path.ts"],
+    "prompts/mod.ts": ["app/roots.ts", "tools/served.ts"],
+    "app/roots.ts": ["tools/mod.ts", "resources/provider.ts"],
   }));
   assert.deepEqual(problems, [
     "mcp/server.ts imports handlers/mod.ts: mcp/ may not depend on handlers/",
     "handlers/ping.ts imports tools/mod.ts: handlers/ may not depend on tools/",
     "workspace/file.ts imports mcp/jsonrpc.ts: workspace/ may not depend on mcp/",
     "tools/common.ts imports cli/flags.ts: tools/ may not depend on cli/",
+    "prompts/mod.ts imports app/roots.ts: prompts/ may not depend on app/",
   ]);
 });
 

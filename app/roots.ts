@@ -48,45 +48,11 @@ import {
 import { RootsResources } from "../resources/roots.ts";
 import { WorkspaceError } from "../workspace/errors.ts";
 import { Roots, type WorkspaceView } from "../workspace/roots.ts";
-import type { TextIndex, TextIndexOptions } from "../workspace/text_index.ts";
+import type { TextIndexOptions } from "../workspace/text_index.ts";
 import { Workspace, type WorkspaceOptions } from "../workspace/workspace.ts";
-import type { ToolCaps } from "./common.ts";
-import { workspaceTools } from "./mod.ts";
-
-/** What one set of roots gives tools and resources. */
-export interface Served {
-  /** The directories served (real paths), in order. */
-  readonly paths: readonly string[];
-  /** What tools read through. */
-  readonly view: WorkspaceView;
-  /** The files as resources, named by the view's paths too. */
-  readonly resources: PathResources;
-  /** The workspace tools over {@linkcode Served.view}. */
-  readonly tools: readonly Tool[];
-  /** The index the tools answer from, when one is kept (`ServeOptions.index`). */
-  readonly index?: TextIndex;
-  /**
-   * Why nothing is served (the client's roots were refused): every tool
-   * call fails with it, and no file is a resource.
-   */
-  readonly refusal?: string;
-}
-
-/**
- * Where code that works on a session's files (tools, completion) finds
- * what the session is served: {@linkcode ClientRoots}, or
- * {@linkcode fixedRoots} for a server whose roots are its own.
- */
-export interface RootsSource {
-  /** What `session` is served, once a listing in progress is done. */
-  servedFor(session: Session): Promise<Served>;
-}
-
-/** A {@linkcode RootsSource} that serves every session `served`. */
-export function fixedRoots(served: Served): RootsSource {
-  const answer = Promise.resolve(served);
-  return { servedFor: () => answer };
-}
+import type { ToolCaps } from "../tools/common.ts";
+import { workspaceTools } from "../tools/mod.ts";
+import { rootsNote, type RootsSource, type Served } from "../tools/served.ts";
 
 /** How {@linkcode openServed} opens and serves directories. */
 export interface ServeOptions {
@@ -101,19 +67,6 @@ export interface ServeOptions {
    * `find_files` and `search_text` (its `maxReadBytes` is the caps').
    */
   index?: Omit<TextIndexOptions, "maxReadBytes">;
-}
-
-/**
- * A sentence for tool descriptions when several roots are served: how
- * paths name them.
- */
-export function rootsNote(roots: Roots): string {
-  const names = roots.roots.map((root) =>
-    `"${root.name}" (${root.workspace.root})`
-  ).join(", ");
-  return `Several roots are served, each a top-level directory: ${names}. A path starts with a root's name (for example "${
-    roots.roots[0].name
-  }/src"), or is absolute inside a root; list_directory with no path lists the roots.`;
 }
 
 /**

@@ -5,10 +5,10 @@ import { McpServer } from "../mcp/server.ts";
 import { Session } from "../mcp/session.ts";
 import type { ToolContext, ToolResult } from "../mcp/tool.ts";
 import { Workspace } from "../workspace/workspace.ts";
-import { workspaceTools } from "./mod.ts";
+import { workspaceTools } from "../tools/mod.ts";
+import { fixedRoots } from "../tools/served.ts";
 import {
   ClientRoots,
-  fixedRoots,
   isWithin,
   openServed,
   rootDirectory,
@@ -23,7 +23,7 @@ const OPTIONS: ServeOptions = {
 
 async function dirs(): Promise<Record<"base" | "a" | "b" | "cwd", string>> {
   const base = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "tools_roots_" }),
+    await Deno.makeTempDir({ prefix: "app_roots_" }),
   );
   const paths = { base, a: `${base}/a`, b: `${base}/b`, cwd: `${base}/cwd` };
   for (const name of ["a", "b", "cwd"] as const) {
