@@ -69,8 +69,10 @@ export interface Http1Options {
    */
   writeTimeoutMs?: number;
   /**
-   * Most connections open at once; default 4,096. One more is answered
-   * 503 and closed at once.
+   * Most connections open at once; default 4,096. At the cap, a new
+   * connection closes the oldest one held idle, then the oldest still
+   * sending its head, then the oldest streaming events; when every one
+   * is serving a request, the new one is answered 503 and closed.
    */
   maxConnections?: number;
   /** Largest header block, request line included (bytes); default 32 KiB. */
@@ -97,6 +99,11 @@ export interface Http1Server {
   readonly addr: Deno.NetAddr;
   /** Connections open now. */
   readonly connections: number;
+  /**
+   * Connections closed so far to make room for new ones at the cap (idle
+   * ones first, then those dribbling a head, then event streams).
+   */
+  readonly evictions: number;
   /** Resolves once the server has shut down. */
   readonly finished: Promise<void>;
   /**
@@ -466,6 +473,8 @@ class Server implements Http1Server {
   now = performance.now();
   readonly #every: number;
   stopping = false;
+  /** Connections closed to make room for new ones. */
+  evictions = 0;
   readonly #listener: Deno.TcpListener;
   readonly #sweeper: ReturnType<typeof setInterval>;
   readonly #accepting: Promise<void>;
@@ -566,7 +575,11 @@ class Server implements Http1Server {
         await new Promise((resolve) => setTimeout(resolve, 100));
         continue;
       }
-      if (this.open.size >= this.maxConnections) {
+      // At the cap, a connection held without a request being served
+      // (idle, dribbling its head, or streaming events) makes room for
+      // the new one, so that no client can lock others out by holding
+      // connections; only when every one serves a request is it refused.
+      if (this.open.size >= this.maxConnections && !this.#evictOne()) {
         refuse(conn);
         continue;
       }
@@ -579,6 +592,25 @@ class Server implements Http1Server {
       this.open.add(connection);
       connection.serve();
     }
+  }
+
+  // Close the oldest connection of the lowest rank (see Connection.rank);
+  // false when none can be.
+  #evictOne(): boolean {
+    let victim: Connection | undefined;
+    let best = Infinity;
+    for (const connection of this.open) {
+      const rank = connection.rank;
+      if (rank >= 0 && rank < best) {
+        victim = connection;
+        best = rank;
+        if (rank === 0) break;
+      }
+    }
+    if (victim === undefined) return false;
+    this.evictions++;
+    victim.evict();
+    return true;
   }
 
   #sweep(): void {
@@ -630,6 +662,12 @@ function latin1(bytes: Uint8Array): string {
 
 const CONTINUE = encoder.encode("HTTP/1.1 100 Continue\r\n\r\n");
 const LAST_CHUNK = encoder.encode("0\r\n\r\n");
+const CRLF = encoder.encode("\r\n");
+/**
+ * Largest chunk of a streamed body copied to be written with its framing
+ * in one write; larger ones are written as they are, in three.
+ */
+const COPIED_CHUNK = 16 * 1024;
 /** Most bytes a body chunk read from the socket holds. */
 const BODY_CHUNK = 64 * 1024;
 /** Size of the pooled response buffers: head room, then the body. */
@@ -732,6 +770,8 @@ class Connection {
   #gone = false;
   /** The request being served. */
   #current: Exchange | undefined;
+  /** Whether the response being written is an event stream. */
+  #streaming = false;
 
   constructor(server: Server, conn: Deno.TcpConn) {
     this.#server = server;
@@ -750,6 +790,24 @@ class Connection {
           `Request Timeout: the request's headers did not arrive within ${this.#server.headerTimeoutMs} ms.`,
       });
     } else this.close();
+  }
+
+  /**
+   * How readily it is closed to make room for a new connection at the
+   * cap: 0 idle between requests (or closing), 1 reading a head, 2
+   * streaming events; -1 never (a request is being served).
+   */
+  get rank(): number {
+    if (this.#closed) return -1;
+    if (this.#failing || this.#state === State.Idle) return 0;
+    if (this.#state === State.Head) return 1;
+    return this.#streaming ? 2 : -1;
+  }
+
+  /** Close it for a new connection: its request and stream are told. */
+  evict(): void {
+    this.close();
+    this.#wentAway();
   }
 
   /** On shutdown: close now unless a request is being served. */
@@ -1023,6 +1081,7 @@ class Connection {
       return false;
     } finally {
       this.#current = undefined;
+      this.#streaming = false;
     }
   }
 
@@ -1154,6 +1213,7 @@ class Connection {
     }
     const reader = body.getReader();
     exchange.reader = reader;
+    this.#streaming = stream;
     if (this.#gone) exchange.gone();
     const out = new Uint8Array(lines.length);
     encodeHead(lines, out);
@@ -1163,7 +1223,15 @@ class Connection {
       const { done, value } = await reader.read();
       if (done) break;
       if (value.byteLength === 0) continue;
-      if (chunked) {
+      if (chunked && value.byteLength > COPIED_CHUNK) {
+        // Written as is (an event may be shared by many streams): no copy.
+        const size = `${value.byteLength.toString(16)}\r\n`;
+        const line = new Uint8Array(size.length);
+        encodeHead(size, line);
+        await this.#writeAll(line);
+        await this.#writeAll(value);
+        await this.#writeAll(CRLF);
+      } else if (chunked) {
         const size = `${value.byteLength.toString(16)}\r\n`;
         const chunk = new Uint8Array(size.length + value.byteLength + 2);
         encodeHead(size, chunk);

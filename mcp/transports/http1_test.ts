@@ -377,39 +377,67 @@ Deno.test("http1: an idle keep-alive connection is closed at the keep-alive dead
   );
 });
 
-Deno.test("http1: connections over the cap get 503 and are closed; the others are served, and a freed slot is reused", async () => {
-  await withServer({ maxConnections: 2 }, echo, async (server, port) => {
-    const held = [await connect(port), await connect(port)];
-    // Both are counted once the server has a request from each.
-    for (const conn of held) {
-      await conn.write(encoder.encode("GET / HTTP/1.1\r\nHost: a\r\n\r\n"));
-      assert.match(await readUntil(conn, whole), /^HTTP\/1\.1 200 /);
+Deno.test("http1: at the cap a new connection closes an idle one, then a head, then an event stream; 503 only when all serve requests", async () => {
+  const release = Promise.withResolvers<void>();
+  let waiting = Promise.withResolvers<void>();
+  const handler: Http1Handler = async (request) => {
+    const path = new URL(request.url).pathname;
+    if (path === "/wait") {
+      waiting.resolve();
+      await release.promise;
     }
+    if (path === "/events") {
+      return new Response(new ReadableStream({}), {
+        headers: { "content-type": "text/event-stream" },
+      });
+    }
+    return await echo(request, { remoteAddr: undefined! });
+  };
+  await withServer({ maxConnections: 2 }, handler, async (server, port) => {
+    // Whatever fails, the requests held are let go (shutdown waits).
+    setTimeout(() => release.resolve(), 5_000);
+    const get = (path: string) =>
+      encoder.encode(`GET ${path} HTTP/1.1\r\nHost: a\r\n\r\n`);
+    // Two connections: one streaming events, one idle after its answer.
+    const streaming = await connect(port);
+    await streaming.write(get("/events"));
+    assert.match(
+      await readUntil(streaming, (t) => t.includes("\r\n\r\n")),
+      /^HTTP\/1\.1 200 /,
+    );
+    const idle = await connect(port);
+    await idle.write(get("/"));
+    assert.match(await readUntil(idle, whole), /^HTTP\/1\.1 200 /);
     assert.equal(server.connections, 2);
-    const refused = await oneShot(
-      port,
-      "GET / HTTP/1.1\r\nHost: a\r\n\r\n",
-    ).catch(() => "");
-    assert.ok(
-      refused === "" || /^HTTP\/1\.1 503 /.test(refused),
-      refused,
-    );
-    // The held ones are still served.
-    await held[0].write(
-      encoder.encode("GET /again HTTP/1.1\r\nHost: a\r\n\r\n"),
-    );
-    assert.match(await readUntil(held[0], whole), /GET \/again/);
-    held[1].close();
-    // Once the server has seen it go, a new one is served.
-    while (server.connections > 1) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    const served = await oneShot(
-      port,
-      "GET /new HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
-    );
-    assert.match(served, /GET \/new/);
-    held[0].close();
+    // A third: the idle one makes room.
+    const third = await connect(port);
+    await third.write(get("/third"));
+    assert.match(await readUntil(third, whole), /GET \/third/);
+    assert.equal(await readToEnd(idle), "");
+    idle.close();
+    // A fourth: the third is idle now and goes.
+    const fourth = await connect(port);
+    await fourth.write(get("/wait"));
+    await waiting.promise;
+    waiting = Promise.withResolvers<void>();
+    assert.equal(await readToEnd(third), "");
+    third.close();
+    // A fifth: the only one not serving a request is the event stream.
+    const fifth = await connect(port);
+    await fifth.write(get("/wait"));
+    await waiting.promise;
+    assert.equal(await readToEnd(streaming), "");
+    streaming.close();
+    assert.equal(server.evictions, 3);
+    // Both serve requests now: a sixth is refused.
+    const refused = await oneShot(port, "GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+      .catch(() => "");
+    assert.ok(refused === "" || /^HTTP\/1\.1 503 /.test(refused), refused);
+    release.resolve();
+    assert.match(await readUntil(fourth, whole), /GET \/wait/);
+    assert.match(await readUntil(fifth, whole), /GET \/wait/);
+    fourth.close();
+    fifth.close();
   });
 });
 
