@@ -95,3 +95,57 @@ Deno.test("example server: each session negotiates on its own", async () => {
   const again = await server.handle({ ...init, id: 3 }, a);
   assert.equal((again?.error as JsonObject).code, -32600);
 });
+
+/** What `deno doc --json` says `path` (project-relative) exports. */
+async function documented(
+  path: string,
+): Promise<{ doc: string; names: string[] }> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["doc", "--json", path],
+    cwd: new URL(".", import.meta.url),
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  assert.ok(out.success, `deno doc ${path} failed`);
+  const { nodes } = JSON.parse(new TextDecoder().decode(out.stdout));
+  const [entry] = Object.values(nodes) as {
+    module_doc?: { doc?: string };
+    symbols: { name: string }[];
+  }[];
+  return {
+    doc: entry.module_doc?.doc ?? "",
+    names: entry.symbols.map((symbol) => symbol.name),
+  };
+}
+
+const CONFIG = JSON.parse(
+  await Deno.readTextFile(new URL("./deno.json", import.meta.url)),
+);
+
+Deno.test("mod.ts: a small public API, the rest in documented subpath exports", async () => {
+  const root = await documented("mod.ts");
+  assert.ok(root.names.length <= 40, `${root.names.length} names`);
+  for (const name of ["McpServer", "defineTool", "RpcError", "serveStdio"]) {
+    assert.ok(root.names.includes(name), name);
+  }
+  const exports = CONFIG.exports as Record<string, string>;
+  assert.equal(exports["."], "./mod.ts");
+  for (const [subpath, file] of Object.entries(exports)) {
+    const { doc, names } = await documented(file);
+    assert.ok(doc.trim().length > 0, `${subpath} (${file}) has no @module`);
+    assert.ok(names.length > 0, `${subpath} exports nothing`);
+    // No tuning constant in the root: they are in ./limits.
+    if (subpath === ".") {
+      assert.deepEqual(names.filter((n) => /^(DEFAULT|MAX)_/.test(n)), []);
+    }
+  }
+});
+
+Deno.test("deno task ci: deno doc --lint covers every export entry", () => {
+  const lint = /deno doc --lint ([^&]*)&&/.exec(CONFIG.tasks.ci as string);
+  assert.ok(lint, "the ci task runs no deno doc --lint");
+  const linted = lint[1].trim().split(/\s+/).sort();
+  const entries = Object.values(CONFIG.exports as Record<string, string>)
+    .map((file) => file.replace(/^\.\//, "")).sort();
+  assert.deepEqual(linted, entries);
+});

@@ -10,15 +10,14 @@
 
 import {
   defineTool,
-  type ElicitParams,
   ErrorCode,
   type McpServer,
   RpcError,
-  serveSkills,
-  SkillSet,
   textContent,
   ToolFailure,
 } from "../mod.ts";
+import type { ElicitParams } from "../exports/protocol.ts";
+import { serveSkills, SkillSet } from "../exports/extensions/skills.ts";
 
 const NO_ARGUMENTS = { type: "object", properties: {} } as const;
 

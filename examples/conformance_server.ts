@@ -37,13 +37,10 @@ import {
   type HandlerMap,
   handlers,
   imageContent,
-  invalidCursor,
   loggingHandlers,
   McpServer,
-  MODERN_PROTOCOL_VERSIONS,
   modernHandlers,
   promptHandlers,
-  PROTOCOL_VERSIONS,
   type Resource,
   type ResourceChanges,
   type ResourceContents,
@@ -53,17 +50,23 @@ import {
   type ResourceTemplate,
   type ResourceWatch,
   RpcError,
-  serveHttp,
   serveStdio,
   type Session,
-  skillHandlers,
-  SKILLS_EXTENSION,
-  skillsCapability,
-  taskHandlers,
-  TASKS_EXTENSION,
   textContent,
   watchResources,
 } from "../mod.ts";
+import {
+  invalidCursor,
+  MODERN_PROTOCOL_VERSIONS,
+  PROTOCOL_VERSIONS,
+} from "../exports/protocol.ts";
+import { serveHttp } from "../exports/http.ts";
+import {
+  skillHandlers,
+  SKILLS_EXTENSION,
+  skillsCapability,
+} from "../exports/extensions/skills.ts";
+import { taskHandlers, TASKS_EXTENSION } from "../exports/extensions/tasks.ts";
 import {
   form,
   registerSkillFixtures,

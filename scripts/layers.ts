@@ -32,6 +32,7 @@ const FORBIDDEN: Readonly<Record<string, (to: string) => boolean>> = {
   tools: (to) => to === "cli" || to === "app",
   resources: (to) => to === "cli" || to === "app",
   prompts: (to) => to === "cli" || to === "app",
+  exports: (to) => !["exports", "mcp", "handlers"].includes(to),
 };
 
 /** Every rule `graph` breaks, one sentence each; empty when it keeps them. */
@@ -125,7 +126,8 @@ export const STANDALONE_TEST_FOLDERS: readonly string[] = [
 
 /**
  * The entries of the graph under `root`, project-relative and sorted:
- * `main.ts` and `mod.ts` where they exist, and every `*_test.ts` under
+ * `main.ts` and `mod.ts` where they exist, the other modules `deno.json`
+ * exports (the library's subpaths), and every `*_test.ts` under
  * {@linkcode STANDALONE_TEST_FOLDERS}, subfolders included.
  */
 export async function layerEntries(root: string): Promise<string[]> {
@@ -137,6 +139,9 @@ export async function layerEntries(root: string): Promise<string[]> {
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }
+  }
+  for (const path of await exportedModules(base)) {
+    if (!found.includes(path)) found.push(path);
   }
   const tests: string[] = [];
   const walk = async (folder: string): Promise<void> => {
@@ -157,6 +162,22 @@ export async function layerEntries(root: string): Promise<string[]> {
   };
   for (const folder of STANDALONE_TEST_FOLDERS) await walk(folder);
   return [...found, ...tests.sort()];
+}
+
+/** The modules `deno.json`'s `exports` names under `base`, sorted. */
+async function exportedModules(base: string): Promise<string[]> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(base + "deno.json");
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return [];
+    throw error;
+  }
+  const exports: unknown = JSON.parse(text).exports;
+  const paths = typeof exports === "string"
+    ? [exports]
+    : Object.values(exports ?? {}) as string[];
+  return paths.map((path) => path.replace(/^\.\//, "")).sort();
 }
 
 interface DenoInfo {

@@ -21,6 +21,7 @@ Deno.test("layers: the library and the workspace may not reach up", () => {
     "cli/flags.ts": ["mcp/log.ts", "workspace/path.ts"],
     "prompts/mod.ts": ["app/roots.ts", "tools/served.ts"],
     "app/roots.ts": ["tools/mod.ts", "resources/provider.ts"],
+    "exports/http.ts": ["mcp/transports/http.ts", "tools/mod.ts"],
   }));
   assert.deepEqual(problems, [
     "mcp/server.ts imports handlers/mod.ts: mcp/ may not depend on handlers/",
@@ -28,6 +29,7 @@ Deno.test("layers: the library and the workspace may not reach up", () => {
     "workspace/file.ts imports mcp/jsonrpc.ts: workspace/ may not depend on mcp/",
     "tools/common.ts imports cli/flags.ts: tools/ may not depend on cli/",
     "prompts/mod.ts imports app/roots.ts: prompts/ may not depend on app/",
+    "exports/http.ts imports tools/mod.ts: exports/ may not depend on tools/",
   ]);
 });
 
@@ -105,6 +107,7 @@ Deno.test("layers: this project keeps them, its standalone layers' tests include
     assert.ok(entries.includes(test), `${test} is not an entry`);
   }
   assert.ok(!entries.includes("tools/mod_test.ts"));
+  assert.ok(entries.includes("exports/http.ts"), "subpath exports are entries");
   const project = await importGraph(root, entries);
   assert.ok(project.has("mcp/server.ts"), "the graph reaches the library");
   assert.ok(

@@ -15,10 +15,10 @@ import {
   handlers,
   McpServer,
   RpcError,
-  serveHttp,
   serveStdio,
   textContent,
 } from "../mod.ts";
+import { serveHttp } from "../exports/http.ts";
 import { parseAddress } from "../cli/flags.ts";
 import { loggingHandlers, modernHandlers } from "../handlers/mod.ts";
 

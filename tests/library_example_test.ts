@@ -71,3 +71,48 @@ Deno.test("docs/library.md example: runs as written from outside the repository"
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("docs/library.md examples: each type-checks from outside the repository", async () => {
+  const blocks = [...README.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]);
+  assert.ok(blocks.length >= 2, "library.md has fewer examples than expected");
+  const dir = await Deno.makeTempDir({ prefix: "shipcode-examples-" });
+  try {
+    const files = [];
+    for (const [i, block] of blocks.entries()) {
+      const file = join(dir, `example_${i}.ts`);
+      await Deno.writeTextFile(
+        file,
+        block.replaceAll("/path/to/shipcode-mcp/", PROJECT_ROOT),
+      );
+      files.push(file);
+    }
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["check", "--quiet", ...files],
+      cwd: dir,
+      stdout: "piped",
+      stderr: "piped",
+      env: { NO_COLOR: "1" },
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("docs/library.md: its table names every subpath export of deno.json and its file", async () => {
+  const config = JSON.parse(
+    await Deno.readTextFile(join(PROJECT_ROOT, "deno.json")),
+  );
+  const rows = new Map(
+    [...README.matchAll(/^\| `(\.\/[^`]+)` +\| `([^`]+)` /gm)].map((m) => [
+      m[1],
+      m[2],
+    ]),
+  );
+  const subpaths = Object.entries(config.exports as Record<string, string>)
+    .filter(([name]) => name !== ".");
+  assert.deepEqual(
+    [...rows].sort(),
+    subpaths.map(([name, file]) => [name, file.replace(/^\.\//, "")]).sort(),
+  );
+});
