@@ -1,6 +1,6 @@
 /**
  * The workspace tool set. Adding a tool is one module in this folder (see
- * the README's "Add a tool") and its entry in the list below.
+ * CONTRIBUTING.md's "Add a tool") and its entry in the list below.
  *
  * @module
  */
