@@ -14,17 +14,10 @@
  */
 
 import { clientSegments, MAX_PATH_BYTES } from "./client_path.ts";
-import {
-  ignored,
-  invalid,
-  notFound,
-  outside,
-  unreadable,
-  WorkspaceError,
-} from "./errors.ts";
+import { ignored, invalid, notFound, outside, unreadable } from "./errors.ts";
 import { checkReal, isExcluded, type Level } from "./ignore_stack.ts";
 import type { IgnoreRules } from "./gitignore.ts";
-import type { DirHandle } from "./secure_fs.ts";
+import type { DirHandle, RootFs } from "./secure_fs.ts";
 import type { Found, Tree, WalkEntry } from "./tree.ts";
 
 /** Symlink hops allowed while resolving one path, as POSIX's SYMLOOP_MAX. */
@@ -132,22 +125,8 @@ export function find(
           if (++hops > MAX_LINK_HOPS) {
             throw invalid(path, "too many levels of symbolic links");
           }
-          let target: string;
-          try {
-            target = fs.readLinkAt(dir, name);
-          } catch {
-            throw notFound(path); // Gone, or no longer a link.
-          }
-          if (target === "") throw notFound(path);
-          if (target.startsWith("/")) {
-            const root = fs.root === "/" ? "" : fs.root;
-            if (target !== root && !target.startsWith(`${root}/`)) {
-              throw outside(path);
-            }
-            closeStack();
-            target = target.slice(root.length);
-          }
-          const parts = target.split("/");
+          const { parts, fromRoot } = linkTarget(fs, dir, name, path);
+          if (fromRoot) closeStack();
           if (pending.length + parts.length > MAX_PATH_BYTES) {
             throw invalid(path, "its links expand to too long a path");
           }
@@ -157,14 +136,11 @@ export function find(
             throw unreadable(path, opened.code);
           }
           // The last name, unreadable: its metadata still answers.
-          let info: Deno.FileInfo;
-          try {
-            info = fs.lstatAt(dir, name);
-          } catch {
-            throw unreadable(path, opened.code);
-          }
-          if (info.isSymlink) throw unreadable(path, opened.code);
-          final = { name, fd: -1, info };
+          final = {
+            name,
+            fd: -1,
+            info: deniedInfo(fs, dir, name, path, opened.code),
+          };
         } else if (opened.info.isDirectory) {
           const real = dir.real === "" ? name : `${dir.real}/${name}`;
           stack.push(fs.dirHandle(opened.fd, real, opened.info));
@@ -196,16 +172,7 @@ export function find(
     }
     if (final === undefined && stack[stack.length - 1].fd === -1) {
       // Stepped into (a link's target ended in "/" or "/."): open it.
-      const stepped = stack.pop() as DirHandle;
-      const parent = stack[stack.length - 1];
-      const name = stepped.real.slice(stepped.real.lastIndexOf("/") + 1);
-      const opened = fs.openAt(parent, name, { bracketed });
-      if (opened.kind !== "open") throw notFound(path);
-      stack.push(fs.dirHandle(opened.fd, stepped.real, opened.info));
-      if (
-        !opened.info.isDirectory || opened.info.ino !== stepped.ino ||
-        opened.info.dev !== stepped.dev
-      ) throw unreadable(path, "it changed while being opened");
+      openStepped(fs, stack, path, bracketed);
     }
     const top = stack[stack.length - 1];
     const real = final === undefined
@@ -233,6 +200,74 @@ export function find(
   } finally {
     closeStack();
   }
+}
+
+// The names the link `name` in `dir` points to, and whether they start
+// at the root (an absolute target inside it); refuses one that leaves the
+// root, without looking at anything outside it.
+function linkTarget(
+  fs: RootFs,
+  dir: DirHandle,
+  name: string,
+  path: string,
+): { parts: string[]; fromRoot: boolean } {
+  let target: string;
+  try {
+    target = fs.readLinkAt(dir, name);
+  } catch {
+    throw notFound(path); // Gone, or no longer a link.
+  }
+  if (target === "") throw notFound(path);
+  let fromRoot = false;
+  if (target.startsWith("/")) {
+    const root = fs.root === "/" ? "" : fs.root;
+    if (target !== root && !target.startsWith(`${root}/`)) {
+      throw outside(path);
+    }
+    fromRoot = true;
+    target = target.slice(root.length);
+  }
+  return { parts: target.split("/"), fromRoot };
+}
+
+// The metadata of the last name of `path`, which could not be opened
+// (`code`): it still answers, unless it is a link or cannot be read.
+function deniedInfo(
+  fs: RootFs,
+  dir: DirHandle,
+  name: string,
+  path: string,
+  code: string,
+): Deno.FileInfo {
+  let info: Deno.FileInfo;
+  try {
+    info = fs.lstatAt(dir, name);
+  } catch {
+    throw unreadable(path, code);
+  }
+  if (info.isSymlink) throw unreadable(path, code);
+  return info;
+}
+
+// Open the directory on top of `stack`, stepped into without a descriptor
+// (a link's target ended in "/" or "/."), in its place; it must be the
+// very directory stepped into.
+function openStepped(
+  fs: RootFs,
+  stack: DirHandle[],
+  path: string,
+  bracketed: boolean,
+): void {
+  const stepped = stack.pop() as DirHandle;
+  const parent = stack[stack.length - 1];
+  const name = stepped.real.slice(stepped.real.lastIndexOf("/") + 1);
+  const opened = fs.openAt(parent, name, { bracketed });
+  if (opened.kind !== "open") throw notFound(path);
+  stack.push(fs.dirHandle(opened.fd, stepped.real, opened.info));
+  if (
+    !opened.info.isDirectory || opened.info.ino !== stepped.ino ||
+    opened.info.dev !== stepped.dev
+  ) throw unreadable(path, "it changed while being opened");
 }
 
 /**
@@ -317,36 +352,4 @@ export function levelsOf(tree: Tree, relative: string): Level[] {
     levels.push({ rules, offset: offset + 1 });
   }
   return levels;
-}
-
-/**
- * The start of a walk of `path` (from the entry `from`, when an earlier
- * walk met it), opened as a directory, with the ignore levels of the
- * directories above it put in `levels`. Throws "not_a_directory" for
- * anything else, "unreadable" for a directory that cannot be opened.
- */
-export function walkStart(
-  tree: Tree,
-  path: string,
-  from: WalkEntry | undefined,
-  levels: Level[],
-): Found & { dir: DirHandle } {
-  const fs = tree.fs;
-  const start = (from && reopen(tree, from, levels)) ||
-    find(tree, path, clientSegments(fs.root, path), levels);
-  if (!start.info.isDirectory) {
-    fs.close(start.fd);
-    throw new WorkspaceError(
-      "not_a_directory",
-      path,
-      start.info.isFile
-        ? `"${path}" is a file, not a directory; use read_file or file_info for files.`
-        : `"${path}" is not a regular file or a directory (a pipe, socket or device), so it cannot be listed or searched; file_info describes it.`,
-    );
-  }
-  if (start.dir === undefined) {
-    // A directory whose metadata answers but that cannot be opened.
-    throw unreadable(path, "EACCES");
-  }
-  return start as Found & { dir: DirHandle };
 }

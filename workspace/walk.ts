@@ -10,43 +10,43 @@
  *   settled directory times (`listing.ts`, `RootFs.lstatAllAt`);
  * - one bad entry (unreadable, vanished, not UTF-8, too deep) is skipped
  *   and counted, never fatal, and nothing deeper or longer than the path
- *   limits is yielded.
+ *   limits is yielded;
+ * - every directory the walk opened is released when it ends, however it
+ *   ends.
+ *
+ * The steps themselves (a link, a file's metadata, a descent) are in
+ * `walk_steps.ts`.
  *
  * @module
  */
 
 import {
+  clientSegments,
   MAX_PATH_BYTES,
   MAX_PATH_SEGMENTS,
   utf8Length,
 } from "./client_path.ts";
-import { WorkspaceError } from "./errors.ts";
-import { errnoOf } from "./fs_error.ts";
-import { excludedEntry, type Level } from "./ignore_stack.ts";
-import { DIR, FILE, fileRun, gaveUp, LINK, type Listing } from "./listing.ts";
-import { find, levelsOf, walkStart } from "./resolve.ts";
+import { unreadable, WorkspaceError } from "./errors.ts";
+import type { Level } from "./ignore_stack.ts";
+import { DIR, FILE, LINK } from "./listing.ts";
+import { find, reopen } from "./resolve.ts";
 import { type DirHandle, yieldToEventLoop } from "./secure_fs.ts";
-import {
-  type Found,
-  type FrameRef,
-  type Tree,
-  type WalkEntry,
-  type WalkOptions,
-  walkSkips,
-} from "./tree.ts";
+import type { Found, Tree, WalkEntry, WalkOptions } from "./tree.ts";
+import { type Frame, type Step, Walk } from "./walk_steps.ts";
 
 // A walk gives the event loop a turn at least this often (milliseconds).
 const YIELD_EVERY_MS = 8;
 
 /**
- * Walk the directory `options.path` (or `options.from`) of `tree` depth-first in a deterministic order: entries sorted
- * by name (code-unit order) at each level, a directory's contents right
- * after it. Skips `.git`, ignored entries, and links that leave the root
- * or are broken. Links inside the root are reported as what they point
- * to, but a linked directory is not descended: its contents are listed
- * under its real path. Each real directory is read at most once. One
- * bad entry (no permission, vanished, a name that is not UTF-8, too
- * deep) is skipped and counted in `options.skips`, never fatal.
+ * Walk the directory `options.path` (or `options.from`) of `tree`
+ * depth-first in a deterministic order: entries sorted by name (code-unit
+ * order) at each level, a directory's contents right after it. Skips
+ * `.git`, ignored entries, and links that leave the root or are broken.
+ * Links inside the root are reported as what they point to, but a linked
+ * directory is not descended: its contents are listed under its real
+ * path. Each real directory is read at most once. One bad entry (no
+ * permission, vanished, a name that is not UTF-8, too deep) is skipped
+ * and counted in `options.skips`, never fatal.
  *
  * Lazy: reads a directory only when the consumer gets there. Gives the
  * event loop a turn every few milliseconds, and stops (throwing the
@@ -58,111 +58,19 @@ export async function* walkTree(
 ): AsyncIterableIterator<WalkEntry> {
   const fs = tree.fs;
   const path = options.from?.relative ?? options.path ?? "";
-  // Ignore levels for the path as reached: the directories above the
-  // start, as the lookup met them.
   const asReached: Level[] = [];
   const start = walkStart(tree, path, options.from, asReached);
-  const skips = options.skips ?? walkSkips();
   const maxDepth = Math.min(options.maxDepth ?? Infinity, MAX_PATH_SEGMENTS);
   const signal = options.signal;
-  const check = !tree.rules.includeIgnored;
-  // Files' identities are read for the opens to come (WalkOptions.opens).
-  const identities = options.opens === true && !fs.descriptorPaths;
-  const startDir = start.dir as DirHandle;
-  // When the start was reached through a link, ignore levels for its
-  // real path too.
-  const viaLink = start.relative !== start.real;
-  const real = check && viaLink ? levelsOf(tree, start.real) : [];
-  const visited = new Set<string>([`${startDir.dev}:${startDir.ino}`]);
-
-  interface Frame {
-    ref: FrameRef;
-    relative: string;
-    relBytes: number;
-    segments: number;
-    depth: number;
-    listing: Listing;
-    index: number;
-    levels: number; // asReached levels in force
-    realLevels: number;
-    // Files' metadata read ahead, for the entries sizedStart to
-    // sizedEnd (one bracket for the run, see readSizes).
-    sized?: (Deno.FileInfo | Error | undefined)[];
-    sizedStart: number;
-    sizedEnd: number;
-    // Set once a run could not be read: each file on its own after.
-    unsized?: boolean;
-  }
-  // One bracketed reading of a run of files' metadata (see fileRun).
-  const readSizes = async (frame: Frame, at: number): Promise<void> => {
-    const run = await fileRun(fs, frame.ref.dir, frame.listing, at, signal);
-    frame.sized = run.sized;
-    frame.sizedStart = at;
-    frame.sizedEnd = run.end;
-  };
+  const walk = new Walk(tree, options, start, asReached);
+  const skips = walk.skips;
   const frames: Frame[] = [];
   // Once the start directory is a frame, its frame releases it.
   let startFramed = false;
   try {
-    let rootListing: Listing;
-    try {
-      // The start's metadata was read as it was reached, just now.
-      rootListing = await tree.listings.settledListingOf(
-        fs,
-        startDir,
-        signal,
-        start.info,
-      );
-    } catch (error) {
-      signal?.throwIfAborted();
-      throw gaveUp(path, error);
-    }
-    skips.badNames += rootListing.badNames;
-    let index = 0;
-    if (options.after !== undefined) {
-      // First name after `after`: binary search in the sorted names.
-      let low = 0;
-      let high = rootListing.names.length;
-      while (low < high) {
-        const mid = (low + high) >>> 1;
-        if (rootListing.names[mid] <= options.after) low = mid + 1;
-        else high = mid;
-      }
-      index = low;
-    }
-    if (check) {
-      asReached.push({
-        rules: tree.rules.rulesIn(fs, startDir, rootListing),
-        offset: start.relative === "" ? 0 : start.relative.length + 1,
-      });
-      if (viaLink) {
-        real.push({
-          rules: asReached[asReached.length - 1].rules,
-          offset: start.real === "" ? 0 : start.real.length + 1,
-        });
-      }
-    }
-    // Re-checked paths need no descriptor of the parent: a later walk
-    // can start at a directory this one met (WalkOptions.from).
-    const keep = check && !viaLink && !fs.descriptorPaths;
+    const first = await walk.startFrame(start, path);
     startFramed = true;
-    frames.push({
-      ref: {
-        dir: startDir,
-        open: true,
-        levels: keep ? asReached.slice() : undefined,
-      },
-      relative: start.relative,
-      relBytes: utf8Length(start.relative),
-      segments: start.relative === "" ? 0 : start.relative.split("/").length,
-      depth: 0,
-      listing: rootListing,
-      index,
-      levels: asReached.length,
-      realLevels: real.length,
-      sizedStart: 0,
-      sizedEnd: 0,
-    });
+    frames.push(first);
     let lastTurn = performance.now();
     while (frames.length > 0) {
       signal?.throwIfAborted();
@@ -181,106 +89,43 @@ export async function* walkTree(
       const name = frame.listing.names[frame.index];
       const kind = frame.listing.kinds[frame.index];
       frame.index++;
-      const depth = frame.depth + 1;
       const nameBytes = utf8Length(name);
-      const relBytes = frame.relative === ""
-        ? nameBytes
-        : frame.relBytes + 1 + nameBytes;
-      const relative = frame.relative === ""
-        ? name
-        : `${frame.relative}/${name}`;
+      const step: Step = {
+        frame,
+        name,
+        relative: frame.relative === "" ? name : `${frame.relative}/${name}`,
+        relBytes: frame.relative === ""
+          ? nameBytes
+          : frame.relBytes + 1 + nameBytes,
+        realName: frame.ref.dir.real === ""
+          ? name
+          : `${frame.ref.dir.real}/${name}`,
+        depth: frame.depth + 1,
+      };
       if (
-        relBytes > MAX_PATH_BYTES || frame.segments + 1 > MAX_PATH_SEGMENTS
+        step.relBytes > MAX_PATH_BYTES ||
+        frame.segments + 1 > MAX_PATH_SEGMENTS
       ) {
         skips.tooDeep++;
         continue;
       }
-      const dir = frame.ref.dir;
-      const realName = dir.real === "" ? name : `${dir.real}/${name}`;
-      let entry: WalkEntry;
       if (kind === LINK) {
-        // git sees a link as a file: a rule for directories misses it.
-        if (
-          check &&
-          excludedEntry(
-            asReached,
-            frame.levels,
-            relative,
-            false,
-            real,
-            frame.realLevels,
-            realName,
-          )
-        ) continue;
-        let found: Found;
-        try {
-          // A full lookup applies every rule: links out, ignores, broken.
-          found = find(tree, realName, realName.split("/"));
-        } catch (error) {
-          if (error instanceof WorkspaceError) {
-            if (error.code === "unreadable") skips.unreadable++;
-            continue;
-          }
-          throw error;
-        }
-        fs.close(found.fd);
-        entry = {
-          relative,
-          absolute: fs.absolute(found.real),
-          isFile: found.info.isFile,
-          isDirectory: found.info.isDirectory,
-          depth,
-        };
-        if (options.sizes && found.info.isFile) entry.size = found.info.size;
-        tree.origins.set(entry, { frame: frame.ref, name, link: true });
-        yield entry;
+        const entry = walk.linkEntry(step);
+        if (entry !== undefined) yield entry;
         continue;
       }
       const isDir = kind === DIR;
-      if (
-        check &&
-        excludedEntry(
-          asReached,
-          frame.levels,
-          relative,
-          isDir,
-          real,
-          frame.realLevels,
-          realName,
-        )
-      ) continue;
-      entry = {
-        relative,
-        absolute: fs.absolute(realName),
+      if (walk.excluded(step, isDir)) continue;
+      const entry: WalkEntry = {
+        relative: step.relative,
+        absolute: fs.absolute(step.realName),
         isFile: kind === FILE,
         isDirectory: isDir,
-        depth,
+        depth: step.depth,
       };
       let listed: Deno.FileInfo | undefined;
-      if ((options.sizes || identities) && kind === FILE) {
-        const at = frame.index - 1;
-        if (
-          !frame.unsized && (at < frame.sizedStart || at >= frame.sizedEnd)
-        ) {
-          try {
-            await readSizes(frame, at);
-          } catch {
-            // A directory above kept changing: each file alone, checked.
-            signal?.throwIfAborted();
-            frame.sized = undefined;
-            frame.unsized = true;
-          }
-        }
-        let info: Deno.FileInfo | Error | undefined;
-        if (frame.sized !== undefined) {
-          info = frame.sized[at - frame.sizedStart];
-        } else {
-          try {
-            info = fs.lstatAt(dir, name);
-          } catch (error) {
-            info = error instanceof Error ? error : new Error(String(error));
-          }
-        }
+      if ((options.sizes || walk.identities) && kind === FILE) {
+        const info = await walk.fileInfo(step);
         if (!options.sizes) {
           // Identities only: what could not be read is checked as opened.
           if (info !== undefined && !(info instanceof Error)) listed = info;
@@ -297,90 +142,47 @@ export async function* walkTree(
           listed = info;
         }
       }
-      tree.origins.set(entry, {
-        frame: frame.ref,
-        name,
-        link: false,
-        listed,
-      });
+      tree.origins.set(entry, { frame: frame.ref, name, link: false, listed });
       yield entry;
-      if (!isDir || depth >= maxDepth) continue;
-      // Descend: open the directory itself, then list what was opened
-      // (listed as no link: a link there now is refused as changed).
-      // Re-checked paths reach it by path, checked by identity, with no
-      // use for a descriptor: a checked step (as a lookup takes through
-      // the directories on its way) saves the open, fstat and close.
-      const opened = fs.stepAt(dir, name, true);
-      if (opened.kind !== "open") {
-        if (opened.kind === "denied" && opened.code !== "ESTALE") {
-          skips.unreadable++;
-        } else skips.vanished++;
-        continue;
-      }
-      if (!opened.info.isDirectory) {
-        fs.close(opened.fd);
-        skips.vanished++;
-        continue;
-      }
-      const child = fs.dirHandle(opened.fd, realName, opened.info);
-      const id = `${child.dev}:${child.ino}`;
-      if (visited.has(id)) {
-        fs.close(child.fd);
-        continue;
-      }
-      visited.add(id);
-      let listing: Listing;
-      try {
-        listing = await tree.listings.settledListingOf(
-          fs,
-          child,
-          signal,
-          opened.info,
-        );
-      } catch (error) {
-        signal?.throwIfAborted();
-        fs.close(child.fd);
-        if (errnoOf(error) === "ESTALE") skips.vanished++;
-        else skips.unreadable++;
-        continue;
-      }
-      skips.badNames += listing.badNames;
-      let levels = frame.levels;
-      let realLevels = frame.realLevels;
-      if (check) {
-        const rules = tree.rules.rulesIn(fs, child, listing);
-        asReached.length = levels;
-        asReached.push({ rules, offset: relative.length + 1 });
-        levels++;
-        if (viaLink) {
-          real.length = realLevels;
-          real.push({ rules, offset: realName.length + 1 });
-          realLevels++;
-        }
-      }
-      frames.push({
-        ref: {
-          dir: child,
-          open: true,
-          levels: keep ? asReached.slice(0, levels) : undefined,
-        },
-        relative,
-        relBytes,
-        segments: frame.segments + 1,
-        depth,
-        listing,
-        index: 0,
-        levels,
-        realLevels,
-        sizedStart: 0,
-        sizedEnd: 0,
-      });
+      if (!isDir || step.depth >= maxDepth) continue;
+      const child = await walk.descend(step);
+      if (child !== undefined) frames.push(child);
     }
   } finally {
     for (const frame of frames) {
       frame.ref.open = false;
       fs.close(frame.ref.dir.fd);
     }
-    if (!startFramed) fs.close(startDir.fd);
+    if (!startFramed) fs.close(start.dir.fd);
   }
+}
+
+// The start of a walk of `path` (from the entry `from`, when an earlier
+// walk met it), opened as a directory, with the ignore levels of the
+// directories above it put in `levels`. Throws "not_a_directory" for
+// anything else, "unreadable" for a directory that cannot be opened.
+function walkStart(
+  tree: Tree,
+  path: string,
+  from: WalkEntry | undefined,
+  levels: Level[],
+): Found & { dir: DirHandle } {
+  const fs = tree.fs;
+  const start = (from && reopen(tree, from, levels)) ||
+    find(tree, path, clientSegments(fs.root, path), levels);
+  if (!start.info.isDirectory) {
+    fs.close(start.fd);
+    throw new WorkspaceError(
+      "not_a_directory",
+      path,
+      start.info.isFile
+        ? `"${path}" is a file, not a directory; use read_file or file_info for files.`
+        : `"${path}" is not a regular file or a directory (a pipe, socket or device), so it cannot be listed or searched; file_info describes it.`,
+    );
+  }
+  if (start.dir === undefined) {
+    // A directory whose metadata answers but that cannot be opened.
+    throw unreadable(path, "EACCES");
+  }
+  return start as Found & { dir: DirHandle };
 }

@@ -24,8 +24,9 @@
  * `docs/security.md`), are: `client_path.ts` (a client path's text),
  * `resolve.ts` (following names and links from the root),
  * `ignore_stack.ts` (`.gitignore` levels), `listing.ts` (bracketed,
- * cached listings), `walk.ts` (the walk), `tree.ts` (what they share),
- * and under them `secure_fs.ts` (the confined file system).
+ * cached listings), `walk.ts` and `walk_steps.ts` (the walk), `tree.ts`
+ * (what they share), and under them `secure_fs.ts` (the confined file
+ * system).
  *
  * @module
  */
