@@ -5,14 +5,15 @@
  * `http` (the server is started with `--http 127.0.0.1:0`, prints its URL
  * on stderr, and `StreamableHTTPClientTransport` speaks to it).
  *
- * The test files loop over {@linkcode LAUNCHES}: every build target over
- * stdio, as before, plus the source over HTTP, named `http` in test names.
+ * The test files declare their tests with {@linkcode sdkTest}, which runs
+ * each over every one of {@linkcode LAUNCHES}: every build target over
+ * stdio, plus the source over HTTP, named `http` in test names.
  *
  * @module
  */
 
 import {
-  type Client,
+  Client,
   StdioClientTransport,
   StreamableHTTPClientTransport,
 } from "./sdk.ts";
@@ -45,6 +46,90 @@ export function launchStatus(
   launch: Launch,
 ): { available: boolean; reason?: string } {
   return targetStatus(launch.target);
+}
+
+/** What an {@linkcode sdkTest} body gets: the connection, and for what. */
+export interface SdkTestContext extends Connection {
+  /** The launch this run of the test is for. */
+  launch: Launch;
+  /** The server's own arguments in this run. */
+  args: readonly string[];
+}
+
+/** Options of {@linkcode sdkTest}. */
+export interface SdkTestOptions<T> {
+  /**
+   * Set the new client up before it connects (notification handlers);
+   * what it returns is the body's second argument.
+   */
+  prepare?(client: Client): T;
+  /**
+   * Run once the connection is closed (checks on what the server wrote,
+   * clean-up). After a failed body it still runs, its own failure ignored.
+   */
+  after?(context: SdkTestContext): void | Promise<void>;
+}
+
+/**
+ * One Deno test per launch of {@linkcode LAUNCHES}, named `name` with its
+ * `[launch]` replaced by the launch's name in brackets; a launch that
+ * cannot run here is an ignored test that says why. Each run starts the
+ * server with `args` (or what `args(launch)` gives, for arguments made per
+ * run such as a temporary root), connects a fresh SDK client, runs `fn`
+ * and closes the connection, whether `fn` passes or fails.
+ *
+ * @example
+ * ```ts ignore
+ * sdkTest("sdk ping [launch] answers", [], async ({ client }) => {
+ *   assert.deepEqual(await client.ping(), {});
+ * });
+ * ```
+ */
+export function sdkTest<T = undefined>(
+  name: string,
+  args:
+    | readonly string[]
+    | ((launch: Launch) => readonly string[] | Promise<readonly string[]>),
+  fn: (context: SdkTestContext, prepared: T) => Promise<void>,
+  options: SdkTestOptions<T> = {},
+): void {
+  if (!name.includes("[launch]")) {
+    throw new TypeError(`sdkTest: "${name}" has no [launch] to fill in`);
+  }
+  for (const launch of LAUNCHES) {
+    const title = name.replace("[launch]", `[${launch.name}]`);
+    const status = launchStatus(launch);
+    if (!status.available) {
+      Deno.test({
+        ignore: true,
+        name: `${title} skipped: ${status.reason}`,
+        fn() {},
+      });
+      continue;
+    }
+    Deno.test(title, async () => {
+      const serverArgs = typeof args === "function" ? await args(launch) : args;
+      const client = new Client({ name: "shipcode-tests", version: "0.0.1" });
+      const prepared = options.prepare?.(client) as T;
+      const connection = await connectSdk(
+        client,
+        launch.wire,
+        launchCommand(launch, [...serverArgs]),
+      );
+      const context = { ...connection, launch, args: serverArgs };
+      let passed = false;
+      try {
+        await fn(context, prepared);
+        passed = true;
+      } finally {
+        await connection.close();
+        if (options.after !== undefined) {
+          if (passed) await options.after(context);
+          else await Promise.resolve(options.after(context)).catch(() => {});
+        }
+      }
+    });
+  }
 }
 
 /** A program and its arguments, as `serverCommand` gives them. */

@@ -21,9 +21,7 @@ import { PROJECT_ROOT, serverCommand } from "./server_command.ts";
 import {
   connectSdk,
   httpCommand,
-  launchCommand,
-  LAUNCHES,
-  launchStatus,
+  sdkTest,
   type ServerSpec,
   startHttpServer,
   type Wire,
@@ -48,8 +46,8 @@ async function until(check: () => boolean, ms = 10_000): Promise<boolean> {
   return true;
 }
 
-async function connect(wire: Wire, spec: ServerSpec) {
-  const client = new Client({ name: "shipcode-tests", version: "0.0.1" });
+/** The log records `client` receives from now on. */
+function collectRecords(client: Client): Record[] {
   const records: Record[] = [];
   client.setNotificationHandler(
     LoggingMessageNotificationSchema,
@@ -57,63 +55,53 @@ async function connect(wire: Wire, spec: ServerSpec) {
       records.push(notification.params as Record);
     },
   );
+  return records;
+}
+
+async function connect(wire: Wire, spec: ServerSpec) {
+  const client = new Client({ name: "shipcode-tests", version: "0.0.1" });
+  const records = collectRecords(client);
   const { transport, close } = await connectSdk(client, wire, spec);
   return { client, transport, records, close };
 }
 
-for (const launch of LAUNCHES) {
-  const t = launch.name;
-  const status = launchStatus(launch);
-  if (!status.available) {
-    Deno.test({
-      ignore: true,
-      name: `sdk logging [${t}] skipped: ${status.reason}`,
-      fn() {},
+sdkTest(
+  "sdk logging [launch]: declared with --features logging; the server's diagnostics arrive once a level is set",
+  ["--features", "logging"],
+  async ({ client, transport }, records) => {
+    assert.deepEqual(client.getServerCapabilities(), {
+      tools: {},
+      resources: {},
+      logging: {},
     });
-    continue;
-  }
-
-  Deno.test(`sdk logging [${t}]: declared with --features logging; the server's diagnostics arrive once a level is set`, async () => {
-    const { client, transport, records, close } = await connect(
-      launch.wire,
-      launchCommand(launch, ["--features", "logging"]),
+    // No level set: a stray response is dropped without a record.
+    await transport.send({ jsonrpc: "2.0", id: "nobody", result: {} });
+    await client.ping();
+    await sleep(50);
+    assert.deepEqual(records, []);
+    await client.setLoggingLevel("debug");
+    await transport.send({ jsonrpc: "2.0", id: "nobody", result: {} });
+    await client.ping();
+    assert.ok(await until(() => records.length > 0), "no record in 10 s");
+    await sleep(50);
+    assert.deepEqual(records, [{
+      level: "debug",
+      logger: "shipcode-mcp",
+      data: "dropped a response nobody waits for",
+    }]);
+    // Above the level: nothing more.
+    await client.setLoggingLevel("error");
+    await transport.send({ jsonrpc: "2.0", id: "nobody", result: {} });
+    await client.ping();
+    await sleep(50);
+    assert.equal(records.length, 1);
+    await assert.rejects(
+      client.setLoggingLevel("verbose" as unknown as "debug"),
+      /-32602.*unknown log level "verbose"; use one of debug, info/,
     );
-    try {
-      assert.deepEqual(client.getServerCapabilities(), {
-        tools: {},
-        resources: {},
-        logging: {},
-      });
-      // No level set: a stray response is dropped without a record.
-      await transport.send({ jsonrpc: "2.0", id: "nobody", result: {} });
-      await client.ping();
-      await sleep(50);
-      assert.deepEqual(records, []);
-      await client.setLoggingLevel("debug");
-      await transport.send({ jsonrpc: "2.0", id: "nobody", result: {} });
-      await client.ping();
-      assert.ok(await until(() => records.length > 0), "no record in 10 s");
-      await sleep(50);
-      assert.deepEqual(records, [{
-        level: "debug",
-        logger: "shipcode-mcp",
-        data: "dropped a response nobody waits for",
-      }]);
-      // Above the level: nothing more.
-      await client.setLoggingLevel("error");
-      await transport.send({ jsonrpc: "2.0", id: "nobody", result: {} });
-      await client.ping();
-      await sleep(50);
-      assert.equal(records.length, 1);
-      await assert.rejects(
-        client.setLoggingLevel("verbose" as unknown as "debug"),
-        /-32602.*unknown log level "verbose"; use one of debug, info/,
-      );
-    } finally {
-      await close();
-    }
-  });
-}
+  },
+  { prepare: collectRecords },
+);
 
 for (const wire of ["stdio", "http"] as const) {
   const name = wire === "stdio" ? "library" : "library http";

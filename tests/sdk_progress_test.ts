@@ -9,14 +9,7 @@
  */
 
 import { strict as assert } from "node:assert";
-import { Client } from "./sdk.ts";
-import {
-  connectSdk,
-  type Launch,
-  launchCommand,
-  LAUNCHES,
-  launchStatus,
-} from "./sdk_connect.ts";
+import { type Connection, sdkTest } from "./sdk_connect.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -47,21 +40,17 @@ interface Progress {
   message?: string;
 }
 
-async function connect(args: string[], launch: Launch) {
-  const client = new Client({ name: "shipcode-tests", version: "0.0.1" });
-  const { transport, close } = await connectSdk(
-    client,
-    launch.wire,
-    launchCommand(launch, args),
-  );
-  // Every message the server sends, as the client's transport sees it.
+/** Every message the server sends from now on, as the transport sees it. */
+function watchMessages(
+  transport: Connection["transport"],
+): { id?: unknown; method?: string }[] {
   const seen: { id?: unknown; method?: string }[] = [];
   const deliver = transport.onmessage! as (m: unknown, e: unknown) => void;
   transport.onmessage = (message: unknown, extra: unknown) => {
     seen.push(message as { id?: unknown; method?: string });
     deliver(message, extra);
   };
-  return { client, seen, close };
+  return seen;
 }
 
 function assertIncreasing(values: Progress[]): void {
@@ -73,110 +62,92 @@ function assertIncreasing(values: Progress[]): void {
   }
 }
 
-for (const launch of LAUNCHES) {
-  const t = launch.name;
-  const status = launchStatus(launch);
-  if (!status.available) {
-    Deno.test({
-      ignore: true,
-      name: `sdk progress [${t}] skipped: ${status.reason}`,
-      fn() {},
-    });
-    continue;
-  }
-
-  Deno.test(`sdk progress [${t}]: onprogress sees increasing values from long calls, none after the result`, async () => {
-    const root = await bigTree();
-    const { client, seen, close } = await connect(
-      ["--root", root, "--max-entries", "100000"],
-      launch,
-    );
-    try {
-      // Load the tools first, so the first call's loading is not timed.
-      await client.callTool({ name: "file_info", arguments: { path: "d0" } });
-      for (
-        const [name, args] of [
-          ["search_text", { query: "no such text" }],
-          ["find_files", { pattern: "*.none" }],
-          ["list_directory", { depth: 2 }],
-        ] as const
-      ) {
-        const values: Progress[] = [];
-        const result = await client.callTool(
-          { name, arguments: args },
-          undefined,
-          { onprogress: (p: Progress) => values.push(p) },
-        );
-        assert.ok(!result.isError, name);
-        if (name === "search_text") {
-          assert.ok(values.length >= 2, `${name}: ${values.length} updates`);
-          assert.match(values[0].message ?? "", /^\d+ files? examined$/);
-        }
-        assertIncreasing(values);
-        // Nothing about this call after its answer.
-        const answerAt = seen.findLastIndex((m) => m.id !== undefined);
-        assert.ok(
-          !seen.slice(answerAt + 1).some((m) =>
-            m.method === "notifications/progress"
-          ),
-        );
-      }
-      // Without onprogress, no token, no progress.
-      const before = seen.length;
-      await client.callTool({
-        name: "search_text",
-        arguments: { query: "no such text" },
-      });
-      assert.ok(
-        !seen.slice(before).some((m) => m.method === "notifications/progress"),
-      );
-    } finally {
-      await close();
-    }
-  });
-
-  Deno.test(`sdk progress [${t}]: an aborted call gets no response; the server stays healthy`, async () => {
-    const root = await bigTree();
-    const { client, seen, close } = await connect(["--root", root], launch);
-    try {
-      await client.callTool({ name: "file_info", arguments: { path: "d0" } });
-      const controller = new AbortController();
-      const started = Promise.withResolvers<void>();
-      const call = client.callTool(
-        { name: "search_text", arguments: { query: "no such text" } },
+sdkTest(
+  "sdk progress [launch]: onprogress sees increasing values from long calls, none after the result",
+  async () => ["--root", await bigTree(), "--max-entries", "100000"],
+  async ({ client, transport }) => {
+    const seen = watchMessages(transport);
+    // Load the tools first, so the first call's loading is not timed.
+    await client.callTool({ name: "file_info", arguments: { path: "d0" } });
+    for (
+      const [name, args] of [
+        ["search_text", { query: "no such text" }],
+        ["find_files", { pattern: "*.none" }],
+        ["list_directory", { depth: 2 }],
+      ] as const
+    ) {
+      const values: Progress[] = [];
+      const result = await client.callTool(
+        { name, arguments: args },
         undefined,
-        {
-          signal: controller.signal,
-          onprogress: () => started.resolve(),
-        },
+        { onprogress: (p: Progress) => values.push(p) },
       );
-      call.catch(() => {});
-      await started.promise;
-      const abortedAt = seen.length;
-      controller.abort("changed my mind");
-      await assert.rejects(call);
-      // The search would have taken this long; no answer to it arrives.
-      await sleep(1500);
-      await client.ping();
-      const after = seen.slice(abortedAt);
-      assert.deepEqual(
-        after.filter((m) => m.method === undefined).length,
-        1,
-        `only the ping is answered: ${JSON.stringify(after)}`,
+      assert.ok(!result.isError, name);
+      if (name === "search_text") {
+        assert.ok(values.length >= 2, `${name}: ${values.length} updates`);
+        assert.match(values[0].message ?? "", /^\d+ files? examined$/);
+      }
+      assertIncreasing(values);
+      // Nothing about this call after its answer.
+      const answerAt = seen.findLastIndex((m) => m.id !== undefined);
+      assert.ok(
+        !seen.slice(answerAt + 1).some((m) =>
+          m.method === "notifications/progress"
+        ),
       );
-      const found = await client.callTool({
-        name: "search_text",
-        arguments: { query: "kappa", path: "d3/f7.txt", limit: 1 },
-      });
-      assert.match(
-        (found.content as { text: string }[])[0].text,
-        /^d3\/f7\.txt:1:alpha/,
-      );
-    } finally {
-      await close();
     }
-  });
-}
+    // Without onprogress, no token, no progress.
+    const before = seen.length;
+    await client.callTool({
+      name: "search_text",
+      arguments: { query: "no such text" },
+    });
+    assert.ok(
+      !seen.slice(before).some((m) => m.method === "notifications/progress"),
+    );
+  },
+);
+
+sdkTest(
+  "sdk progress [launch]: an aborted call gets no response; the server stays healthy",
+  async () => ["--root", await bigTree()],
+  async ({ client, transport }) => {
+    const seen = watchMessages(transport);
+    await client.callTool({ name: "file_info", arguments: { path: "d0" } });
+    const controller = new AbortController();
+    const started = Promise.withResolvers<void>();
+    const call = client.callTool(
+      { name: "search_text", arguments: { query: "no such text" } },
+      undefined,
+      {
+        signal: controller.signal,
+        onprogress: () => started.resolve(),
+      },
+    );
+    call.catch(() => {});
+    await started.promise;
+    const abortedAt = seen.length;
+    controller.abort("changed my mind");
+    await assert.rejects(call);
+    // The search would have taken this long; no answer to it arrives.
+    await sleep(1500);
+    await client.ping();
+    const after = seen.slice(abortedAt);
+    assert.deepEqual(
+      after.filter((m) => m.method === undefined).length,
+      1,
+      `only the ping is answered: ${JSON.stringify(after)}`,
+    );
+    const found = await client.callTool({
+      name: "search_text",
+      arguments: { query: "kappa", path: "d3/f7.txt", limit: 1 },
+    });
+    assert.match(
+      (found.content as { text: string }[])[0].text,
+      /^d3\/f7\.txt:1:alpha/,
+    );
+  },
+);
 
 Deno.test({
   name: "sdk progress: remove the generated tree",

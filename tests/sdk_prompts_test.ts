@@ -10,14 +10,8 @@
 
 import { strict as assert } from "node:assert";
 import { pathToFileURL } from "node:url";
-import { Client } from "./sdk.ts";
 import { PROJECT_ROOT } from "./server_command.ts";
-import {
-  connectSdk,
-  launchCommand,
-  LAUNCHES,
-  launchStatus,
-} from "./sdk_connect.ts";
+import { sdkTest } from "./sdk_connect.ts";
 
 const ROOT = Deno.realPathSync(`${PROJECT_ROOT}tests/fixtures/ws`);
 
@@ -26,120 +20,102 @@ type Message = {
   content: { type: string; [k: string]: unknown };
 };
 
-for (const launch of LAUNCHES) {
-  const t = launch.name;
-  const status = launchStatus(launch);
-  if (!status.available) {
-    Deno.test({
-      ignore: true,
-      name: `sdk prompts [${t}] skipped: ${status.reason}`,
-      fn() {},
+sdkTest(
+  "sdk prompts [launch] lists and gets prompts, completes a path",
+  [
+    "--root",
+    ROOT,
+    "--features",
+    "all",
+    "--protocol-versions",
+    "2025-11-25,2025-06-18",
+  ],
+  async ({ client }) => {
+    const capabilities = client.getServerCapabilities() ?? {};
+    // The SDK's parsed copy does not keep the wire's key order.
+    assert.deepEqual(Object.keys(capabilities).sort(), [
+      "completions",
+      "logging",
+      "prompts",
+      "resources",
+      "tools",
+    ]);
+    const { prompts } = await client.listPrompts();
+    assert.deepEqual(prompts.map((p: { name: string }) => p.name), [
+      "explain_search",
+      "review_file",
+      "summarize_directory",
+    ]);
+
+    const review = await client.getPrompt({
+      name: "review_file",
+      arguments: { path: "src/main.ts", focus: "readability" },
     });
-    continue;
-  }
-  Deno.test(`sdk prompts [${t}] lists and gets prompts, completes a path`, async () => {
-    const client = new Client({ name: "shipcode-tests", version: "0.0.1" });
-    const connection = await connectSdk(
-      client,
-      launch.wire,
-      launchCommand(launch, [
-        "--root",
-        ROOT,
-        "--features",
-        "all",
-        "--protocol-versions",
-        "2025-11-25,2025-06-18",
-      ]),
+    const [ask, file] = review.messages as Message[];
+    assert.match(String(ask.content.text), /src\/main\.ts.*readability/);
+    assert.equal(file.content.type, "resource");
+    const embedded = file.content.resource as { uri: string; text: string };
+    assert.equal(
+      embedded.uri,
+      pathToFileURL(`${ROOT}/src/main.ts`).href,
     );
-    try {
-      const capabilities = client.getServerCapabilities() ?? {};
-      // The SDK's parsed copy does not keep the wire's key order.
-      assert.deepEqual(Object.keys(capabilities).sort(), [
-        "completions",
-        "logging",
-        "prompts",
-        "resources",
-        "tools",
-      ]);
-      const { prompts } = await client.listPrompts();
-      assert.deepEqual(prompts.map((p: { name: string }) => p.name), [
-        "explain_search",
-        "review_file",
-        "summarize_directory",
-      ]);
+    assert.match(embedded.text, /export function main/);
 
-      const review = await client.getPrompt({
-        name: "review_file",
-        arguments: { path: "src/main.ts", focus: "readability" },
-      });
-      const [ask, file] = review.messages as Message[];
-      assert.match(String(ask.content.text), /src\/main\.ts.*readability/);
-      assert.equal(file.content.type, "resource");
-      const embedded = file.content.resource as { uri: string; text: string };
-      assert.equal(
-        embedded.uri,
-        pathToFileURL(`${ROOT}/src/main.ts`).href,
-      );
-      assert.match(embedded.text, /export function main/);
+    const image = await client.getPrompt({
+      name: "review_file",
+      arguments: { path: "images/pixel.png" },
+    });
+    assert.equal((image.messages as Message[])[1].content.type, "image");
 
-      const image = await client.getPrompt({
-        name: "review_file",
-        arguments: { path: "images/pixel.png" },
-      });
-      assert.equal((image.messages as Message[])[1].content.type, "image");
+    const search = await client.getPrompt({
+      name: "explain_search",
+      arguments: { query: "needle", path: "src" },
+    });
+    const hits = search.messages as Message[];
+    assert.match(String(hits[0].content.text), /src\/lib\/util\.ts:5:/);
+    assert.ok(hits.slice(1).every((m) => m.content.type === "resource"));
+    assert.equal(hits.length, 3);
 
-      const search = await client.getPrompt({
-        name: "explain_search",
-        arguments: { query: "needle", path: "src" },
-      });
-      const hits = search.messages as Message[];
-      assert.match(String(hits[0].content.text), /src\/lib\/util\.ts:5:/);
-      assert.ok(hits.slice(1).every((m) => m.content.type === "resource"));
-      assert.equal(hits.length, 3);
+    const summary = await client.getPrompt({ name: "summarize_directory" });
+    const listing = (summary.messages as Message[])[1].content.resource as {
+      text: string;
+    };
+    assert.match(listing.text, /^README\.md \(/m);
 
-      const summary = await client.getPrompt({ name: "summarize_directory" });
-      const listing = (summary.messages as Message[])[1].content.resource as {
-        text: string;
-      };
-      assert.match(listing.text, /^README\.md \(/m);
+    await assert.rejects(
+      client.getPrompt({ name: "review_file", arguments: {} }),
+      /missing required argument "path"/,
+    );
+    await assert.rejects(
+      client.getPrompt({ name: "no_such_prompt" }),
+      /Unknown prompt/,
+    );
 
-      await assert.rejects(
-        client.getPrompt({ name: "review_file", arguments: {} }),
-        /missing required argument "path"/,
-      );
-      await assert.rejects(
-        client.getPrompt({ name: "no_such_prompt" }),
-        /Unknown prompt/,
-      );
-
-      const { resourceTemplates } = await client.listResourceTemplates();
-      const template = resourceTemplates[0].uriTemplate as string;
-      const path = await client.complete({
-        ref: { type: "ref/resource", uri: template },
-        argument: { name: "path", value: "src/m" },
-      });
-      assert.deepEqual(path.completion, {
-        values: ["src/main.ts"],
-        total: 1,
-        hasMore: false,
-      });
-      const deeper = await client.complete({
-        ref: { type: "ref/resource", uri: template },
-        argument: { name: "path", value: "src/" },
-      });
-      assert.deepEqual(deeper.completion.values, [
-        "src/lib/",
-        "src/main.ts",
-        "src/.gitignore",
-      ]);
-      const focus = await client.complete({
-        ref: { type: "ref/prompt", name: "review_file" },
-        argument: { name: "focus", value: "" },
-        context: { arguments: { path: "tests/x_test.ts" } },
-      });
-      assert.equal(focus.completion.values[0], "tests");
-    } finally {
-      await connection.close();
-    }
-  });
-}
+    const { resourceTemplates } = await client.listResourceTemplates();
+    const template = resourceTemplates[0].uriTemplate as string;
+    const path = await client.complete({
+      ref: { type: "ref/resource", uri: template },
+      argument: { name: "path", value: "src/m" },
+    });
+    assert.deepEqual(path.completion, {
+      values: ["src/main.ts"],
+      total: 1,
+      hasMore: false,
+    });
+    const deeper = await client.complete({
+      ref: { type: "ref/resource", uri: template },
+      argument: { name: "path", value: "src/" },
+    });
+    assert.deepEqual(deeper.completion.values, [
+      "src/lib/",
+      "src/main.ts",
+      "src/.gitignore",
+    ]);
+    const focus = await client.complete({
+      ref: { type: "ref/prompt", name: "review_file" },
+      argument: { name: "focus", value: "" },
+      context: { arguments: { path: "tests/x_test.ts" } },
+    });
+    assert.equal(focus.completion.values[0], "tests");
+  },
+);

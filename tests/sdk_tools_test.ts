@@ -9,17 +9,11 @@
  */
 
 import { strict as assert } from "node:assert";
-import { Client } from "./sdk.ts";
 import { compileSchema } from "../mcp/json_schema.ts";
 import type { JsonObject } from "../mcp/jsonrpc.ts";
 import { workspaceToolNames } from "./tool_names.ts";
 import { PROJECT_ROOT } from "./server_command.ts";
-import {
-  connectSdk,
-  launchCommand,
-  LAUNCHES,
-  launchStatus,
-} from "./sdk_connect.ts";
+import { sdkTest } from "./sdk_connect.ts";
 
 const ROOT = `${PROJECT_ROOT}tests/fixtures/ws`;
 
@@ -61,60 +55,42 @@ const CALLS: [string, JsonObject, (result: JsonObject) => void][] = [
   }],
 ];
 
-for (const launch of LAUNCHES) {
-  const t = launch.name;
-  const status = launchStatus(launch);
-  if (!status.available) {
-    Deno.test({
-      ignore: true,
-      name: `sdk tools [${t}] skipped: ${status.reason}`,
-      fn() {},
-    });
-    continue;
-  }
-  Deno.test(`sdk tools [${t}] lists and calls every tool`, async () => {
-    const client = new Client({ name: "shipcode-tests", version: "0.0.1" });
-    const connection = await connectSdk(
-      client,
-      launch.wire,
-      launchCommand(launch, ["--root", ROOT]),
+sdkTest(
+  "sdk tools [launch] lists and calls every tool",
+  ["--root", ROOT],
+  async ({ client }) => {
+    const { tools } = await client.listTools();
+    assert.deepEqual(
+      tools.map((tool: { name: string }) => tool.name),
+      await workspaceToolNames(),
     );
-    try {
-      const { tools } = await client.listTools();
-      assert.deepEqual(
-        tools.map((tool: { name: string }) => tool.name),
-        await workspaceToolNames(),
+    const called = new Set<string>();
+    for (const [name, args, check] of CALLS) {
+      const result = await client.callTool({ name, arguments: args });
+      assert.notEqual(result.isError, true, JSON.stringify(result));
+      const tool = (tools as { name: string; outputSchema?: unknown }[]).find(
+        (tool) => tool.name === name,
       );
-      const called = new Set<string>();
-      for (const [name, args, check] of CALLS) {
-        const result = await client.callTool({ name, arguments: args });
-        assert.notEqual(result.isError, true, JSON.stringify(result));
-        const tool = (tools as { name: string; outputSchema?: unknown }[]).find(
-          (tool) => tool.name === name,
+      if (tool?.outputSchema === undefined) {
+        assert.equal(result.structuredContent, undefined, name);
+      } else {
+        const validate = await compileSchema(
+          tool.outputSchema as JsonObject,
         );
-        if (tool?.outputSchema === undefined) {
-          assert.equal(result.structuredContent, undefined, name);
-        } else {
-          const validate = await compileSchema(
-            tool.outputSchema as JsonObject,
-          );
-          assert.deepEqual(validate(result.structuredContent), []);
-          // The text is the same data, serialized (the spec's SHOULD).
-          assert.deepEqual(JSON.parse(text(result)), result.structuredContent);
-        }
-        check(result as JsonObject);
-        called.add(name);
+        assert.deepEqual(validate(result.structuredContent), []);
+        // The text is the same data, serialized (the spec's SHOULD).
+        assert.deepEqual(JSON.parse(text(result)), result.structuredContent);
       }
-      // The SDK has checked every listed definition; a tool added without
-      // a case above is listed, not run.
-      assert.ok(called.size > 0);
-      const failed = await client.callTool({
-        name: "read_file",
-        arguments: { path: "../outside.txt" },
-      });
-      assert.equal(failed.isError, true);
-    } finally {
-      await connection.close();
+      check(result as JsonObject);
+      called.add(name);
     }
-  });
-}
+    // The SDK has checked every listed definition; a tool added without
+    // a case above is listed, not run.
+    assert.ok(called.size > 0);
+    const failed = await client.callTool({
+      name: "read_file",
+      arguments: { path: "../outside.txt" },
+    });
+    assert.equal(failed.isError, true);
+  },
+);
