@@ -47,6 +47,7 @@ import {
   serveHttp1,
   timerMs,
 } from "./http1.ts";
+import { DEFAULT_MAX_KEPT_BYTES, KeptBudget } from "./kept_budget.ts";
 import { parseEventId } from "./sse.ts";
 import type {
   StatelessReplyMode,
@@ -61,6 +62,11 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /** Default of {@linkcode HttpOptions.sessionIdleTimeoutMs}: 30 minutes. */
 export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60 * 1000;
+
+/**
+ * Default of {@linkcode HttpOptions.unusedSessionTimeoutMs}: 1 minute.
+ */
+export const DEFAULT_UNUSED_SESSION_TIMEOUT_MS = 60_000;
 
 /** Default of {@linkcode HttpOptions.maxSessions}. */
 export const DEFAULT_MAX_SESSIONS = 10_000;
@@ -143,20 +149,44 @@ export interface HttpOptions {
   writeTimeoutMs?: number;
   /** Most connections open at once (more: 503); default 4,096. */
   maxConnections?: number;
-  /** How long a session may go unused before it ends (ms); default 30 min. */
+  /**
+   * How long a session may go unused before it ends (ms); default 30 min.
+   * A request uses it; so does an open stream while its client takes what
+   * it is sent (checked at each keep-alive tick, {@linkcode keepAliveMs}).
+   */
   sessionIdleTimeoutMs?: number;
-  /** Most sessions open at once; default 10,000. */
+  /**
+   * How long a session that no request used after its `initialize` lasts
+   * (ms); default 1 minute. Sessions made and left (a flood of
+   * `initialize`) go long before the idle timeout.
+   */
+  unusedSessionTimeoutMs?: number;
+  /**
+   * Most sessions open at once; default 10,000. At the cap, a new session
+   * ends the one least recently used that has no request running (one
+   * never used after its `initialize` first); only when every session has
+   * a request running is `initialize` answered 503.
+   */
   maxSessions?: number;
+  /**
+   * Most bytes kept for clients, across all sessions: events kept for a
+   * resume (`Last-Event-ID`), streams kept after their client went away,
+   * events queued for clients that have not taken them; default 64 MiB.
+   * Past it the least recently used are dropped, those no client came
+   * back for first (a dropped queue fails its client's stream).
+   */
+  maxKeptBytes?: number;
   /**
    * How long a client told to reconnect (SSE polling, 2025-11-25) waits
    * first (ms); default 1,000.
    */
   retryMs?: number;
   /**
-   * How often a long-lived stream of a stateless request
-   * (`subscriptions/listen`, 2026-07-28) carries an SSE comment while
-   * nothing else comes, so that proxies and clients do not take it for
-   * dead (ms); default 15,000.
+   * How often an open SSE stream (a session's GET stream, a POST's stream,
+   * a stateless `subscriptions/listen`) carries an SSE comment
+   * (`: keep-alive`) while nothing else comes, so that proxies and
+   * clients do not take it for dead, and a client gone is noticed (ms);
+   * default 15,000.
    */
   keepAliveMs?: number;
   /** On shutdown, how long requests in flight may take (ms); default 5 s. */
@@ -177,6 +207,8 @@ export interface HttpServer {
   readonly url: string;
   /** Sessions open now. */
   readonly sessions: number;
+  /** Bytes kept for clients now (see {@linkcode HttpOptions.maxKeptBytes}). */
+  readonly keptBytes: number;
   /** Resolves once the server has shut down. */
   readonly finished: Promise<void>;
   /**
@@ -273,9 +305,12 @@ class StreamableHttpServer implements HttpServer {
   readonly #maxBodyBytes: number;
   readonly #bodyTimeoutMs: number;
   readonly #idleMs: number;
+  readonly #unusedMs: number;
   readonly #maxSessions: number;
+  readonly #budget: KeptBudget;
   #statelessOpen = 0;
   readonly #sweeper: ReturnType<typeof setInterval>;
+  readonly #keepAlive: ReturnType<typeof setInterval>;
   #shutdown: Promise<void> | undefined;
   readonly #done = Promise.withResolvers<void>();
 
@@ -294,7 +329,18 @@ class StreamableHttpServer implements HttpServer {
       "sessionIdleTimeoutMs",
       options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS,
     );
+    this.#unusedMs = timerMs(
+      "unusedSessionTimeoutMs",
+      options.unusedSessionTimeoutMs ?? DEFAULT_UNUSED_SESSION_TIMEOUT_MS,
+    );
     this.#maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+    this.#budget = new KeptBudget(
+      options.maxKeptBytes ?? DEFAULT_MAX_KEPT_BYTES,
+    );
+    const keepAliveMs = timerMs(
+      "keepAliveMs",
+      options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+    );
     const hostname = options.hostname ?? "127.0.0.1";
     this.#http = serveHttp1({
       hostname,
@@ -329,9 +375,16 @@ class StreamableHttpServer implements HttpServer {
     this.url = `http://${shown}:${port}${this.#path}`;
     // Idle sessions are looked for a few times per timeout (at least
     // once a minute), so one ends at most a fraction late.
-    const every = Math.max(10, Math.min(60_000, this.#idleMs / 4));
+    const every = Math.max(
+      10,
+      Math.min(60_000, this.#idleMs / 4, this.#unusedMs / 4),
+    );
     this.#sweeper = setInterval(() => this.#sweep(), every);
     Deno.unrefTimer(this.#sweeper as unknown as number);
+    this.#keepAlive = setInterval(() => {
+      for (const transport of this.#sessions.values()) transport.keepAlive();
+    }, keepAliveMs);
+    Deno.unrefTimer(this.#keepAlive as unknown as number);
     this.finished = this.#done.promise;
     const signal = options.signal;
     if (signal !== undefined) {
@@ -348,12 +401,17 @@ class StreamableHttpServer implements HttpServer {
     return this.#sessions.size;
   }
 
+  get keptBytes(): number {
+    return this.#budget.used;
+  }
+
   shutdown(): Promise<void> {
     return this.#shutdown ??= this.#shutdownNow();
   }
 
   async #shutdownNow(): Promise<void> {
     clearInterval(this.#sweeper);
+    clearInterval(this.#keepAlive);
     // Requests in flight finish within the grace period (each
     // connection's stopGraceMs); the streams end with their sessions.
     this.#stop.abort();
@@ -472,6 +530,7 @@ class StreamableHttpServer implements HttpServer {
       );
     }
     const transport = this.#sessions.get(id);
+    if (transport !== undefined) transport.used = true;
     if (transport === undefined) {
       return errorResponse(
         404,
@@ -756,6 +815,7 @@ class StreamableHttpServer implements HttpServer {
       message.id,
       mode,
       this.#options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
+      this.#budget,
     );
     this.#statelessOpen++;
     const served = serve(this.#server, transport, {
@@ -803,7 +863,7 @@ class StreamableHttpServer implements HttpServer {
 
   // A new session: its transport, served by a connection of its own.
   #open(): HttpSessionTransport | Response {
-    if (this.#sessions.size >= this.#maxSessions) {
+    if (this.#sessions.size >= this.#maxSessions && !this.#evictSession()) {
       return errorResponse(
         503,
         `Service Unavailable: the server has its maximum of ${this.#maxSessions} sessions open; end sessions you no longer use (DELETE) or try again later.`,
@@ -813,6 +873,7 @@ class StreamableHttpServer implements HttpServer {
     const transport = new HttpSessionTransport({
       id,
       retryMs: this.#options.retryMs ?? DEFAULT_RETRY_MS,
+      budget: this.#budget,
     });
     this.#sessions.set(id, transport);
     const served = serve(this.#server, transport, {
@@ -843,13 +904,45 @@ class StreamableHttpServer implements HttpServer {
     transport.stop();
   }
 
+  // At the session cap: end the session least recently used with no
+  // request running, one never used after its initialize first; false
+  // when every session has a request running.
+  #evictSession(): boolean {
+    let victim: HttpSessionTransport | undefined;
+    for (const transport of this.#sessions.values()) {
+      if (transport.busy || transport.stopped) continue;
+      if (
+        victim === undefined ||
+        (victim.used && !transport.used) ||
+        (victim.used === transport.used &&
+          transport.lastActive < victim.lastActive)
+      ) victim = transport;
+    }
+    if (victim === undefined) return false;
+    this.#logger.log(
+      "info",
+      `session ${victim.id} ended to make room for a new one (${this.#maxSessions} sessions open)`,
+    );
+    this.#end(victim);
+    return true;
+  }
+
   #sweep(): void {
     const now = performance.now();
     for (const transport of this.#sessions.values()) {
-      if (!transport.busy && now - transport.lastActive >= this.#idleMs) {
+      if (transport.busy) continue;
+      if (now - transport.lastActive >= this.#idleMs) {
         this.#logger.log(
           "info",
           `session ${transport.id} ended after ${this.#idleMs} ms unused`,
+        );
+        this.#end(transport);
+      } else if (
+        !transport.used && now - transport.createdAt >= this.#unusedMs
+      ) {
+        this.#logger.log(
+          "info",
+          `session ${transport.id} ended: no request came after its initialize within ${this.#unusedMs} ms`,
         );
         this.#end(transport);
       }

@@ -11,6 +11,7 @@
 import { encodeError, idKey, type RequestId } from "../jsonrpc.ts";
 import type { Session } from "../session.ts";
 import type { InputEnd, Receiver, Transport } from "../transport.ts";
+import { KeptBudget } from "./kept_budget.ts";
 import { SseStream } from "./sse.ts";
 
 /** How a POST's answers are written. */
@@ -58,6 +59,11 @@ export interface HttpSessionOptions {
   id: string;
   /** The `retry` (ms) told to a client whose stream is closed for polling. */
   retryMs: number;
+  /**
+   * What the session's streams keep (replay buffers, streams kept for a
+   * resume, queued events) is charged to; default: one of its own.
+   */
+  budget?: KeptBudget;
 }
 
 /** One HTTP session's transport; see the module documentation. */
@@ -66,9 +72,17 @@ export class HttpSessionTransport implements Transport {
   readonly id: string;
   /** The connection's session, once `serve` announced it. */
   session: Session | undefined;
-  /** When a request of this session last came or went (performance.now). */
+  /**
+   * When a request of this session last came or went, or one of its
+   * streams' clients last took what it was sent (performance.now).
+   */
   lastActive: number = performance.now();
+  /** When the session was made (performance.now). */
+  readonly createdAt: number = performance.now();
+  /** Whether a request came for it after its `initialize`. */
+  used = false;
   readonly #retryMs: number;
+  readonly #budget: KeptBudget;
   #receiver: Receiver | undefined;
   readonly #ended = Promise.withResolvers<InputEnd>();
   #stopped = false;
@@ -87,7 +101,10 @@ export class HttpSessionTransport implements Transport {
   constructor(options: HttpSessionOptions) {
     this.id = options.id;
     this.#retryMs = options.retryMs;
-    this.#standalone = new SseStream(STANDALONE_STREAM);
+    this.#budget = options.budget ?? new KeptBudget();
+    this.#standalone = new SseStream(STANDALONE_STREAM, {
+      budget: this.#budget,
+    });
     this.#streams.set(STANDALONE_STREAM, this.#standalone);
   }
 
@@ -96,13 +113,26 @@ export class HttpSessionTransport implements Transport {
     return { "mcp-session-id": this.id };
   }
 
-  /** Whether the session is busy: requests unanswered or streams open. */
+  /**
+   * Whether the session is busy: requests unanswered. An open stream does
+   * not make it busy: it counts as use only while its client takes what
+   * it is sent (see {@linkcode HttpSessionTransport.keepAlive}).
+   */
   get busy(): boolean {
-    if (this.#requests.size > 0 || this.#standalone.attached) return true;
+    return this.#requests.size > 0;
+  }
+
+  /**
+   * A keep-alive tick: each attached stream that carried nothing since the
+   * last tick gets an SSE comment; a stream whose client took everything
+   * it was sent before counts as use of the session.
+   */
+  keepAlive(): void {
+    let taking = false;
     for (const stream of this.#streams.values()) {
-      if (stream.attached) return true;
+      if (stream.keepAlive()) taking = true;
     }
-    return false;
+    if (taking) this.lastActive = performance.now();
   }
 
   /** Characters sent and not written yet: writes are immediate. */
@@ -202,7 +232,7 @@ export class HttpSessionTransport implements Transport {
     if (stream !== undefined && resumeAt !== undefined) {
       // A client that resumes lost its old connection (perhaps before we
       // noticed): the new one takes its place.
-      const body = stream.attach({ after: resumeAt.seq });
+      const body = stream.attach({ after: resumeAt.seq, resumed: true });
       if (stream.ended && stream !== this.#standalone) this.#forget(stream.id);
       return new Response(body, {
         headers: { ...SSE_HEADERS, ...this.headers },
@@ -290,7 +320,10 @@ export class HttpSessionTransport implements Transport {
       exchange.pending.clear();
       this.#finish(exchange);
     }
-    for (const stream of this.#streams.values()) stream.end();
+    for (const stream of this.#streams.values()) {
+      stream.end();
+      stream.forget();
+    }
     this.#streams.clear();
   }
 
@@ -313,7 +346,14 @@ export class HttpSessionTransport implements Transport {
   }
 
   #openStream(exchange: Exchange): void {
-    const stream = new SseStream(String(this.#nextStream++));
+    const stream = new SseStream(String(this.#nextStream++), {
+      budget: this.#budget,
+    });
+    // Its kept events taken back by the budget: once it has ended, there
+    // is nothing left to resume.
+    stream.onEvicted = () => {
+      if (stream.ended && !stream.attached) this.#forget(stream.id);
+    };
     this.#streams.set(stream.id, stream);
     exchange.stream = stream;
     exchange.mode = "sse";
@@ -373,11 +413,12 @@ export class HttpSessionTransport implements Transport {
   #keep(id: string): void {
     this.#resumable.push(id);
     while (this.#resumable.length > MAX_RESUMABLE_STREAMS) {
-      this.#streams.delete(this.#resumable.shift()!);
+      this.#forget(this.#resumable[0]);
     }
   }
 
   #forget(id: string): void {
+    this.#streams.get(id)?.forget();
     this.#streams.delete(id);
     const at = this.#resumable.indexOf(id);
     if (at >= 0) this.#resumable.splice(at, 1);

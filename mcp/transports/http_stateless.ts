@@ -27,7 +27,8 @@ import {
 } from "../jsonrpc.ts";
 import type { ToolRegistry } from "../tool.ts";
 import type { InputEnd, Receiver, Transport } from "../transport.ts";
-import { encodeEvent } from "./sse.ts";
+import { KeptBudget } from "./kept_budget.ts";
+import { encodeEvent, EventSink, KEEP_ALIVE_COMMENT } from "./sse.ts";
 
 /** The `_meta` key naming a stateless request's protocol version. */
 const VERSION_META = "io.modelcontextprotocol/protocolVersion";
@@ -240,7 +241,7 @@ const SSE_HEADERS: Readonly<Record<string, string>> = {
 const encoder = new TextEncoder();
 
 /** An SSE comment: clients ignore it, proxies see the stream alive. */
-const KEEP_ALIVE = encoder.encode(":\n\n");
+const KEEP_ALIVE = encoder.encode(KEEP_ALIVE_COMMENT);
 
 /**
  * The transport of one stateless POST: it delivers the one request to the
@@ -259,7 +260,8 @@ export class StatelessTransport implements Transport {
   readonly #reply = Promise.withResolvers<Response>();
   readonly #ended = Promise.withResolvers<InputEnd>();
   #receiver: Receiver | undefined;
-  #sink: ReadableStreamDefaultController<Uint8Array> | undefined;
+  #sink: EventSink | undefined;
+  readonly #budget: KeptBudget | undefined;
   #replied = false;
   #answered = false;
   #cancelled = false;
@@ -270,14 +272,17 @@ export class StatelessTransport implements Transport {
 
   /**
    * A transport for request `text` (whose id is `id`); a stream it opens
-   * carries an SSE comment every `keepAliveMs` while nothing else comes.
+   * carries an SSE comment every `keepAliveMs` while nothing else comes,
+   * and what is queued on it for the client is charged to `budget`.
    */
   constructor(
     text: string,
     id: RequestId,
     mode: StatelessReplyMode,
     keepAliveMs = 15_000,
+    budget?: KeptBudget,
   ) {
+    this.#budget = budget;
     this.#text = text;
     this.#id = id;
     this.#key = idKey(id);
@@ -369,19 +374,15 @@ export class StatelessTransport implements Transport {
 
   #event(text: string): void {
     if (this.#sink === undefined) {
-      let controller!: ReadableStreamDefaultController<Uint8Array>;
-      const body = new ReadableStream<Uint8Array>({
-        start: (c) => {
-          controller = c;
-        },
-        cancel: () => {
-          clearInterval(this.#keepAlive);
-          this.#sink = undefined;
-          this.#cancel();
-        },
-      });
-      this.#sink = controller;
-      this.#respond(new Response(body, { headers: SSE_HEADERS }));
+      const sink = new EventSink(this.#budget ?? new KeptBudget());
+      // The client went away, or the budget dropped what it did not take.
+      sink.onGone = () => {
+        clearInterval(this.#keepAlive);
+        this.#sink = undefined;
+        this.#cancel();
+      };
+      this.#sink = sink;
+      this.#respond(new Response(sink.body, { headers: SSE_HEADERS }));
       // A comment when a whole period passed without an event.
       this.#keepAlive = setInterval(() => {
         if (this.#quiet) this.#write(KEEP_ALIVE);
@@ -394,12 +395,7 @@ export class StatelessTransport implements Transport {
   }
 
   #write(bytes: Uint8Array): void {
-    try {
-      this.#sink?.enqueue(bytes);
-    } catch {
-      this.#sink = undefined;
-      this.#cancel();
-    }
+    this.#sink?.push(bytes);
   }
 
   #respond(response: Response): void {
@@ -412,11 +408,7 @@ export class StatelessTransport implements Transport {
     clearInterval(this.#keepAlive);
     const sink = this.#sink;
     this.#sink = undefined;
-    try {
-      sink?.close();
-    } catch {
-      // The client went away first.
-    }
+    sink?.close();
   }
 
   // The client closed the response: the request is cancelled, as the

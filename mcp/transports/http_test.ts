@@ -49,6 +49,12 @@ function handlers(calls: string[], gates: Map<string, Promise<void>>) {
       ctx.notify("notifications/message", { level: "info", data: "working" });
       return { done: params.n ?? true };
     },
+    // Answers `size` characters, once the gate opens.
+    "big": async (params) => {
+      const gate = gates.get(String(params.gate));
+      if (gate !== undefined) await gate;
+      return { data: "x".repeat(Number(params.size)) };
+    },
     // Asks the client something and answers with what it said.
     "ask": async (_params, ctx) => {
       const answer = await ctx.request("roots/list");
@@ -633,30 +639,97 @@ Deno.test("http: a body shorter than its Content-Length says gets 408 with Conne
   });
 });
 
-Deno.test("http: sessions over the maximum get 503; ending one makes room", async () => {
-  await withServer({ maxSessions: 2 }, async ({ url, http }) => {
-    const first = await initialize(url);
-    await initialize(url);
+Deno.test("http: at the session cap a new session ends the least recently used one without a request running, never-used first; 503 when all run one", async () => {
+  await withServer({ maxSessions: 3 }, async ({ url, http, gates, calls }) => {
     const init = {
       jsonrpc: "2.0",
       id: 0,
       method: "initialize",
       params: { protocolVersion: "2025-06-18", capabilities: {} },
     };
+    const used = await initialize(url);
+    const busy = await initialize(url);
+    // Made and left: never used after its initialize.
+    const left = await post(url, init);
+    const leftId = left.headers.get("mcp-session-id")!;
+    await left.body?.cancel();
+    const gate = Promise.withResolvers<void>();
+    gates.set("g", gate.promise);
+    const running = post(
+      url,
+      { jsonrpc: "2.0", id: 1, method: "work", params: { gate: "g" } },
+      { "mcp-session-id": busy, accept: "application/json" },
+    );
+    const ping = (id: string) =>
+      post(url, { jsonrpc: "2.0", id: 9, method: "ping" }, {
+        "mcp-session-id": id,
+      });
+    // The never-used one goes first, though the used one is older.
+    const fresh = await initialize(url);
+    assert.equal(http.sessions, 3);
+    assert.equal((await ping(leftId)).status, 404);
+    assert.equal((await ping(used)).status, 200);
+    // Then the least recently used without a request running: `used`
+    // (pinged before `fresh` was used last), not `busy`, whose work runs.
+    assert.equal((await ping(fresh)).status, 200);
+    const newer = await initialize(url);
+    assert.equal((await ping(used)).status, 404);
+    gate.resolve();
+    assert.equal((await running).status, 200);
+    // Every session running a request: a new one is refused.
+    const gate2 = Promise.withResolvers<void>();
+    gates.set("h", gate2.promise);
+    const ids = [busy, fresh, newer];
+    const held = ids.map((id) =>
+      post(
+        url,
+        { jsonrpc: "2.0", id: 2, method: "work", params: { gate: "h" } },
+        { "mcp-session-id": id, accept: "application/json" },
+      )
+    );
+    await eventually(
+      () => calls.filter((call) => call === "work").length === 4,
+      "the requests started",
+    );
     await assertError(
       await post(url, init),
       503,
       -32000,
-      /maximum of 2 sessions/,
+      /maximum of 3 sessions/,
     );
-    assert.equal(http.sessions, 2);
-    const ended = await fetch(url, {
-      method: "DELETE",
-      headers: { "mcp-session-id": first },
-    });
-    await ended.body?.cancel();
+    gate2.resolve();
+    for (const response of await Promise.all(held)) {
+      assert.equal(response.status, 200);
+      await response.body?.cancel();
+    }
     await assertHealthy(url);
   });
+});
+
+Deno.test("http: a session no request uses after its initialize ends within the unused timeout; a used one stays", async () => {
+  await withServer(
+    { unusedSessionTimeoutMs: 200 },
+    async ({ url, http }) => {
+      const response = await post(url, {
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {} },
+      });
+      const left = response.headers.get("mcp-session-id")!;
+      await response.body?.cancel();
+      const used = await initialize(url);
+      await eventually(() => http.sessions === 1, "the unused session ended");
+      const ping = (id: string) =>
+        post(url, { jsonrpc: "2.0", id: 9, method: "ping" }, {
+          "mcp-session-id": id,
+        });
+      await assertError(await ping(left), 404, -32001, /ended, expired/);
+      const alive = await ping(used);
+      assert.equal(alive.status, 200);
+      await alive.body?.cancel();
+    },
+  );
 });
 
 Deno.test("http: 1,000 idle sessions are held, and a fresh one is served", async () => {
@@ -1042,4 +1115,147 @@ Deno.test("http: a timeout option a timer cannot take is refused up front", () =
       String(bad),
     );
   }
+});
+
+/** What `conn` receives within `ms` (or until it ends); whether it ended. */
+async function readFor(
+  conn: Deno.Conn,
+  ms: number,
+): Promise<{ text: string; ended: boolean }> {
+  const decoder = new TextDecoder();
+  const buffer = new Uint8Array(64 * 1024);
+  let text = "";
+  const timeout = new Promise<"timeout">((resolve) =>
+    setTimeout(() => resolve("timeout"), ms)
+  );
+  while (true) {
+    const read = await Promise.race([
+      conn.read(buffer).catch(() => null),
+      timeout,
+    ]);
+    if (read === "timeout") return { text, ended: false };
+    if (read === null) return { text, ended: true };
+    text += decoder.decode(buffer.subarray(0, read), { stream: true });
+  }
+}
+
+/** A raw GET of the session's stream; the connection is left to the caller. */
+async function rawGet(
+  url: string,
+  session: string,
+  extra = "",
+): Promise<Deno.TcpConn> {
+  const { hostname, port, pathname } = new URL(url);
+  const conn = await Deno.connect({ hostname, port: +port });
+  await conn.write(
+    new TextEncoder().encode(
+      `GET ${pathname} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAccept: text/event-stream\r\nMcp-Session-Id: ${session}\r\n${extra}\r\n`,
+    ),
+  );
+  return conn;
+}
+
+Deno.test("http: answers cut off with their stream are kept within one budget across sessions, the oldest dropped first", async () => {
+  const max = 256 * 1024;
+  await withServer({ maxKeptBytes: max }, async ({ url, http, gates }) => {
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const id = await initialize(url);
+      ids.push(id);
+      const gate = Promise.withResolvers<void>();
+      gates.set(`c${i}`, gate.promise);
+      // Accepting only an event stream, and hanging up at once.
+      const response = await post(url, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "big",
+        params: { size: 64 * 1024, gate: `c${i}` },
+      }, { "mcp-session-id": id, accept: "text/event-stream" });
+      await response.body?.cancel();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      gate.resolve();
+      await eventually(() => http.keptBytes > 0, "the answer was kept");
+      assert.ok(http.keptBytes <= max, `${http.keptBytes} bytes kept`);
+    }
+    // The newest answer is still there to resume; the oldest is not.
+    const last = await rawGet(url, ids[11], "Last-Event-ID: 1_0\r\n");
+    const resumed = await readFor(last, 2_000);
+    last.close();
+    assert.match(resumed.text, /"data":"xxxx/);
+    const first = await rawGet(url, ids[0], "Last-Event-ID: 1_0\r\n");
+    const gone = await readFor(first, 300);
+    first.close();
+    assert.match(gone.text, /^HTTP\/1\.1 200 /);
+    assert.doesNotMatch(gone.text, /"data":"xxxx/);
+  });
+});
+
+Deno.test("http: a resume of the standalone stream shares its events, and the connection it replaces is cut at once", async () => {
+  const max = 1024 * 1024;
+  await withServer(
+    { maxKeptBytes: max },
+    async ({ url, http, sessions }) => {
+      const id = await initialize(url);
+      // 40 events of 16 KiB on the standalone stream, no client attached.
+      for (let i = 0; i < 40; i++) {
+        sessions[0].notify("notifications/message", {
+          level: "info",
+          data: "y".repeat(16 * 1024),
+        });
+      }
+      const kept = http.keptBytes;
+      assert.ok(kept > 640 * 1024 && kept <= max, `${kept} bytes kept`);
+      let previous: Deno.TcpConn | undefined;
+      for (let i = 0; i < 10; i++) {
+        const conn = await rawGet(url, id, "Last-Event-ID: 0_0\r\n");
+        if (previous !== undefined) {
+          // Replaced: closed now, without the end of its stream.
+          const old = await readFor(previous, 2_000);
+          previous.close();
+          assert.ok(old.ended, "the replaced connection was closed");
+          assert.ok(!old.text.endsWith("0\r\n\r\n"), "it was not ended");
+        }
+        assert.ok(http.keptBytes <= max, `${http.keptBytes} bytes kept`);
+        previous = conn;
+      }
+      previous?.close();
+    },
+  );
+});
+
+Deno.test("http: an idle GET stream carries keep-alive comments", async () => {
+  await withServer({ keepAliveMs: 50 }, async ({ url }) => {
+    const id = await initialize(url);
+    const conn = await rawGet(url, id);
+    const { text } = await readFor(conn, 400);
+    conn.close();
+    assert.match(text, /^HTTP\/1\.1 200 /);
+    assert.match(text, /\r\n: keep-alive\n\n\r\n/);
+  });
+});
+
+Deno.test("http: GET streams that read nothing holding every connection do not lock out /health or a new client", async () => {
+  await withServer({ maxConnections: 6 }, async ({ url }) => {
+    const held: Deno.TcpConn[] = [];
+    try {
+      for (let i = 0; i < 6; i++) {
+        const conn = await rawGet(url, await initialize(url));
+        held.push(conn);
+        const head = await readUntil(conn, (text) => text.includes("\r\n\r\n"));
+        assert.match(head, /^HTTP\/1\.1 200 /);
+      }
+      const started = performance.now();
+      // A client of its own: a new connection.
+      const client = Deno.createHttpClient({});
+      const health = await fetch(new URL("/health", url), { client });
+      assert.equal(health.status, 200);
+      await health.body?.cancel();
+      client.close();
+      await assertHealthy(url);
+      const took = performance.now() - started;
+      assert.ok(took < 2_000, `a new client waited ${took} ms`);
+    } finally {
+      for (const conn of held) conn.close();
+    }
+  });
 });

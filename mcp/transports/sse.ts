@@ -8,11 +8,17 @@
  * @module
  */
 
+import {
+  DEFAULT_MAX_KEPT_BYTES,
+  type KeptAccount,
+  KeptBudget,
+} from "./kept_budget.ts";
+
 /** Events kept per stream for resumption; older ones are forgotten. */
 export const DEFAULT_REPLAY_EVENTS = 256;
 
-/** Characters of event data kept per stream for resumption. */
-export const DEFAULT_REPLAY_CHARS = 4 * 1024 * 1024;
+/** Bytes of events kept per stream for resumption. */
+export const DEFAULT_REPLAY_BYTES = 4 * 1024 * 1024;
 
 /**
  * Bytes of events queued for an attached client that is not taking them
@@ -22,10 +28,19 @@ export const DEFAULT_MAX_QUEUED_BYTES = 8 * 1024 * 1024;
 
 const encoder = new TextEncoder();
 
+/** An SSE comment: clients ignore it, proxies and clients see the stream alive. */
+export const KEEP_ALIVE_COMMENT = ": keep-alive\n\n";
+const KEEP_ALIVE_BYTES = encoder.encode(KEEP_ALIVE_COMMENT);
+
 interface Sent {
   readonly seq: number;
-  /** The whole encoded event, as written. */
-  readonly text: string;
+  /** The whole encoded event, as written (shared by every replay). */
+  readonly bytes: Uint8Array;
+}
+
+// A budget for streams made without one (tests, a lone stream): each its own.
+function ownBudget(): KeptBudget {
+  return new KeptBudget(DEFAULT_MAX_KEPT_BYTES);
 }
 
 /**
@@ -61,45 +76,198 @@ export function encodeEvent(
 }
 
 /**
+ * The body of one client's response: the events queued for it until its
+ * connection takes them (one at a time, as it writes them out), charged
+ * to a {@linkcode KeptBudget}. The chunks are not copied: one encoded
+ * event is shared by every client it is queued for.
+ */
+export class EventSink {
+  /** The response body. */
+  readonly body: ReadableStream<Uint8Array>;
+  readonly #account: KeptAccount;
+  #controller!: ReadableStreamDefaultController<Uint8Array>;
+  #queue: { bytes: Uint8Array; seq: number }[] = [];
+  #queued = 0;
+  #waiting: (() => void) | undefined;
+  #closing = false;
+  #done = false;
+  #quiet = true;
+  /** The sequence number of the last event the connection took. */
+  takenSeq: number;
+  /**
+   * Called when the client goes away (its connection closed) or the
+   * budget evicts the queue; not when the owner drops or closes it.
+   */
+  onGone: (() => void) | undefined;
+
+  /** A sink charging `budget`; `takenSeq` starts at `takenSeq`. */
+  constructor(budget: KeptBudget, takenSeq = 0) {
+    this.takenSeq = takenSeq;
+    this.#account = budget.open(() => {
+      if (this.#fail("the server's memory budget for kept events ran out")) {
+        this.onGone?.();
+      }
+    });
+    this.body = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        this.#controller = controller;
+      },
+      pull: (controller) => this.#pull(controller),
+      cancel: () => {
+        if (this.#finish()) this.onGone?.();
+      },
+    }, { highWaterMark: 0 });
+  }
+
+  /** Bytes queued and not taken yet. */
+  get queuedBytes(): number {
+    return this.#queued;
+  }
+
+  /** Whether the sink still takes events (not closed, dropped or gone). */
+  get open(): boolean {
+    return !this.#done && !this.#closing;
+  }
+
+  /**
+   * Queue `bytes` (an event with sequence number `seq`, or 0 for a
+   * comment); false when the sink is closed or gone.
+   */
+  push(bytes: Uint8Array, seq = 0): boolean {
+    if (!this.open) return false;
+    this.#quiet = false;
+    this.#queue.push({ bytes, seq });
+    this.#queued += bytes.byteLength;
+    this.#wake();
+    this.#account.charge(bytes.byteLength);
+    return !this.#done;
+  }
+
+  /**
+   * A keep-alive tick: a comment is queued when nothing was since the
+   * last tick. Returns whether the client took everything before it.
+   */
+  keepAlive(): boolean {
+    const taking = this.#queued === 0;
+    if (this.#quiet) this.push(KEEP_ALIVE_BYTES);
+    this.#quiet = true;
+    return taking;
+  }
+
+  /** No more events: the response ends once the client took the queue. */
+  close(): void {
+    if (!this.open) return;
+    this.#closing = true;
+    this.#wake();
+  }
+
+  /**
+   * Fail the response now (its connection closes) and drop the queue:
+   * `reason` says why. False when it was over already.
+   */
+  drop(reason: string): boolean {
+    return this.#fail(reason);
+  }
+
+  #fail(reason: string): boolean {
+    if (!this.#finish()) return false;
+    try {
+      this.#controller.error(new Error(reason));
+    } catch {
+      // Closed already.
+    }
+    return true;
+  }
+
+  // The sink is over: its queue is let go. False when it was already.
+  #finish(): boolean {
+    if (this.#done) return false;
+    this.#done = true;
+    this.#queue = [];
+    this.#queued = 0;
+    this.#account.close();
+    this.#wake();
+    return true;
+  }
+
+  #wake(): void {
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    waiting?.();
+  }
+
+  // The connection asks for the next chunk (it wrote the last one out).
+  async #pull(
+    controller: ReadableStreamDefaultController<Uint8Array>,
+  ): Promise<void> {
+    while (this.#queue.length === 0 && !this.#closing && !this.#done) {
+      await new Promise<void>((resolve) => this.#waiting = resolve);
+    }
+    if (this.#done) return;
+    const next = this.#queue.shift();
+    if (next === undefined) {
+      this.#finish();
+      controller.close();
+      return;
+    }
+    this.#queued -= next.bytes.byteLength;
+    if (next.seq > 0) this.takenSeq = next.seq;
+    this.#account.release(next.bytes.byteLength);
+    controller.enqueue(next.bytes);
+  }
+}
+
+/**
  * One SSE stream of a session. Events written while no client is attached
- * are kept (within bounds) until one reconnects with `Last-Event-ID`.
+ * are kept (within bounds, and within the {@linkcode KeptBudget} shared by
+ * every stream of the server) until one reconnects with `Last-Event-ID`.
  */
 export class SseStream {
   /** The stream's id, the prefix of its event ids. */
   readonly id: string;
   readonly #maxEvents: number;
-  readonly #maxChars: number;
+  readonly #maxBytes: number;
   readonly #maxQueued: number;
-  readonly #sent: Sent[] = [];
-  #sentChars = 0;
+  readonly #budget: KeptBudget;
+  readonly #replay: KeptAccount;
+  #sent: Sent[] = [];
+  #sentBytes = 0;
   #seq = 0;
-  #sink: ReadableStreamDefaultController<Uint8Array> | undefined;
+  #sink: EventSink | undefined;
   #ended = false;
   /** The last sequence number written to an attached client. */
   #deliveredSeq = 0;
-  /** The last sequence number the attached client has taken for sure. */
-  #takenSeq = 0;
   /** Whether every event written so far has reached an attached client. */
   #delivered = true;
   /** Called when the attached client goes away (or is detached). */
   onDetach: (() => void) | undefined;
+  /** Called when the budget took back the events kept for replay. */
+  onEvicted: (() => void) | undefined;
 
   /**
-   * A stream with id `id`; events kept for replay are bounded, and so are
-   * the bytes queued for a client that does not read (`maxQueuedBytes`).
+   * A stream with id `id`; events kept for replay are bounded (`maxEvents`,
+   * `maxBytes`), and so are the bytes queued for a client that does not
+   * read (`maxQueuedBytes`); all of them are charged to `budget`.
    */
   constructor(
     id: string,
     options: {
       maxEvents?: number;
-      maxChars?: number;
+      maxBytes?: number;
       maxQueuedBytes?: number;
+      budget?: KeptBudget;
     } = {},
   ) {
     this.id = id;
     this.#maxEvents = options.maxEvents ?? DEFAULT_REPLAY_EVENTS;
-    this.#maxChars = options.maxChars ?? DEFAULT_REPLAY_CHARS;
+    this.#maxBytes = options.maxBytes ?? DEFAULT_REPLAY_BYTES;
     this.#maxQueued = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
+    this.#budget = options.budget ?? ownBudget();
+    this.#replay = this.#budget.open(() => {
+      this.#sent = [];
+      this.#sentBytes = 0;
+      this.onEvicted?.();
+    });
   }
 
   /** Whether a client is attached now. */
@@ -120,13 +288,20 @@ export class SseStream {
     return this.#delivered;
   }
 
+  /** Bytes kept for replay. */
+  get keptBytes(): number {
+    return this.#sentBytes;
+  }
+
   /**
    * Attach a new client: returns the body of its response, starting with
    * the events after sequence number `after` still kept (none when
    * `after` is undefined, or, with `undelivered`, those that reached no
    * client), and `prime` (an event with an id and no data,
    * and a `retry` field when `retryMs` is given) when asked. A client
-   * attached before is detached. An ended stream closes after the replay.
+   * attached before is cut off, what was queued for it dropped at once.
+   * An ended stream closes after the replay. `resumed` marks the stream
+   * as one a client came back for (its kept events are evicted last).
    */
   attach(
     options: {
@@ -134,84 +309,80 @@ export class SseStream {
       undelivered?: boolean;
       prime?: boolean;
       retryMs?: number;
+      resumed?: boolean;
     } = {},
   ): ReadableStream<Uint8Array> {
-    this.detach();
-    let controller!: ReadableStreamDefaultController<Uint8Array>;
-    const body = new ReadableStream<Uint8Array>({
-      start: (c) => {
-        controller = c;
-      },
-      cancel: () => {
-        if (this.#sink === controller) this.#lost();
-      },
-    }, {
-      highWaterMark: this.#maxQueued,
-      size: (chunk) => chunk.byteLength,
-    });
-    this.#sink = controller;
-    this.#delivered = true;
+    const old = this.#sink;
+    if (old !== undefined) {
+      this.#sink = undefined;
+      old.drop("a newer connection took over this stream (Last-Event-ID)");
+      this.onDetach?.();
+    }
+    if (options.resumed) this.#replay.markResumed();
     const after = options.after ??
       (options.undelivered ? this.#deliveredSeq : undefined);
+    const sink = new EventSink(this.#budget, after ?? this.#deliveredSeq);
+    sink.onGone = () => {
+      if (this.#sink === sink) this.#lost();
+    };
+    this.#sink = sink;
+    this.#delivered = true;
     if (after !== undefined) {
       for (const event of this.#sent) {
-        if (event.seq > after && this.#enqueue(event.text)) {
+        if (event.seq > after && sink.push(event.bytes, event.seq)) {
           this.#deliveredSeq = event.seq;
         }
       }
     }
     if (options.prime) {
-      this.#enqueue(encodeEvent(this.#nextId(), "", options.retryMs));
+      sink.push(
+        encoder.encode(encodeEvent(this.#nextId(), "", options.retryMs)),
+      );
     }
     if (this.#ended) this.#closeSink();
-    return body;
+    return sink.body;
   }
 
   /** Send `data` as the next event (kept for replay). */
   write(data: string): void {
     if (this.#ended) return;
     const seq = ++this.#seq;
-    const text = encodeEvent(`${this.id}_${seq}`, data);
-    this.#sent.push({ seq, text });
-    this.#sentChars += text.length;
+    const bytes = encoder.encode(encodeEvent(`${this.id}_${seq}`, data));
+    this.#sent.push({ seq, bytes });
+    this.#sentBytes += bytes.byteLength;
     while (
       this.#sent.length > this.#maxEvents ||
-      (this.#sentChars > this.#maxChars && this.#sent.length > 1)
+      (this.#sentBytes > this.#maxBytes && this.#sent.length > 1)
     ) {
-      this.#sentChars -= this.#sent.shift()!.text.length;
+      this.#sentBytes -= this.#sent.shift()!.bytes.byteLength;
     }
-    if (this.#sink === undefined) this.#delivered = false;
-    else if (this.#overflows(text)) this.#tooSlow();
-    else if (this.#enqueue(text)) this.#deliveredSeq = seq;
+    this.#replay.set(this.#sentBytes);
+    const sink = this.#sink;
+    if (sink === undefined) this.#delivered = false;
+    else if (
+      sink.queuedBytes > 0 &&
+      sink.queuedBytes + bytes.byteLength > this.#maxQueued
+    ) this.#tooSlow(sink);
+    else if (sink.push(bytes, seq)) this.#deliveredSeq = seq;
   }
 
-  // Whether `text` would take the attached client's queue past its bound.
-  // An empty queue takes any event: everything before it was taken.
-  #overflows(text: string): boolean {
-    const room = this.#sink?.desiredSize ?? 0;
-    if (room >= this.#maxQueued) {
-      this.#takenSeq = this.#deliveredSeq;
-      return false;
-    }
-    return room < text.length * 3 && room < encoder.encode(text).byteLength;
+  /**
+   * A keep-alive tick (see {@linkcode EventSink.keepAlive}): whether an
+   * attached client takes what it is sent (false when none is attached).
+   */
+  keepAlive(): boolean {
+    return this.#sink?.keepAlive() ?? false;
   }
 
   // The attached client takes nothing (its connection's writes wait):
   // its response fails, so that its connection closes, and what was
   // queued for it counts as undelivered, to be replayed on its resume.
-  #tooSlow(): void {
-    const sink = this.#sink!;
-    this.#deliveredSeq = this.#takenSeq;
+  #tooSlow(sink: EventSink): void {
+    this.#deliveredSeq = sink.takenSeq;
     this.#lost();
-    try {
-      sink.error(
-        new Error(
-          `the client took none of the last ${this.#maxQueued} bytes of events`,
-        ),
-      );
-    } catch {
-      // Gone already.
-    }
+    sink.drop(
+      `the client took none of the last ${this.#maxQueued} bytes of events`,
+    );
   }
 
   /**
@@ -219,9 +390,10 @@ export class SseStream {
    * `retryMs`, it is first told how long to wait before reconnecting.
    */
   disconnect(retryMs?: number): void {
-    if (this.#sink === undefined) return;
+    const sink = this.#sink;
+    if (sink === undefined) return;
     if (retryMs !== undefined) {
-      this.#enqueue(encodeEvent(this.#nextId(), "", retryMs));
+      sink.push(encoder.encode(encodeEvent(this.#nextId(), "", retryMs)));
     }
     this.#closeSink();
     this.onDetach?.();
@@ -241,23 +413,20 @@ export class SseStream {
     this.#closeSink();
   }
 
+  /**
+   * Let go of the events kept for replay (the stream cannot be resumed any
+   * more); an attached client still gets what was queued for it.
+   */
+  forget(): void {
+    this.#sent = [];
+    this.#sentBytes = 0;
+    this.#replay.close();
+  }
+
   // An id for an event that carries no data: it takes a sequence number,
   // so a reconnect after it replays only what came later.
   #nextId(): string {
     return `${this.id}_${++this.#seq}`;
-  }
-
-  #enqueue(text: string): boolean {
-    const sink = this.#sink;
-    if (sink === undefined) return false;
-    try {
-      sink.enqueue(encoder.encode(text));
-      return true;
-    } catch {
-      // The client went away between our check and the write.
-      this.#lost();
-      return false;
-    }
   }
 
   #lost(): void {
@@ -269,11 +438,6 @@ export class SseStream {
   #closeSink(): void {
     const sink = this.#sink;
     this.#sink = undefined;
-    if (sink === undefined) return;
-    try {
-      sink.close();
-    } catch {
-      // Already closed or errored by the client going away.
-    }
+    sink?.close();
   }
 }
