@@ -519,11 +519,14 @@ async function serveOverHttp(config: Config): Promise<number> {
       bearerToken,
       maxBodyBytes: config.maxBodyBytes,
       sessionIdleTimeoutMs: config.idleTimeout * 1000,
+      unusedSessionTimeoutMs: config.unusedSessionTimeout * 1000,
       headerTimeoutMs: config.headerTimeout * 1000,
       keepAliveTimeoutMs: config.keepAliveTimeout * 1000,
       writeTimeoutMs: config.writeTimeout * 1000,
       maxConnections: config.maxConnections,
       maxSessions: config.maxSessions,
+      maxKeptBytes: config.maxKeptBytes,
+      keepAliveMs: config.sseKeepAlive * 1000,
       signal: stop.signal,
       onSession: (session) => {
         if (!config.watch) return;

@@ -73,6 +73,7 @@ Deno.test("serveArgs: carries every flag that differs from its default", () => {
     orderWait: 1000,
     includeIgnored: true,
     index: true,
+    rg: "/usr/bin/rg",
     http: "127.0.0.1:8080",
     allowOrigins: ["https://a.example", "https://b.example"],
     allowHosts: ["mcp.example"],
@@ -80,11 +81,14 @@ Deno.test("serveArgs: carries every flag that differs from its default", () => {
     stateKeyEnv: "MCP_STATE_KEY",
     maxBodyBytes: 1000,
     idleTimeout: 60,
+    unusedSessionTimeout: 90,
     headerTimeout: 20,
     keepAliveTimeout: 30,
     writeTimeout: 40,
     maxConnections: 100,
     maxSessions: 5,
+    maxKeptBytes: 2048,
+    sseKeepAlive: 3,
   });
   assert.deepEqual(args, [
     "--root",
@@ -119,6 +123,8 @@ Deno.test("serveArgs: carries every flag that differs from its default", () => {
     "1000",
     "--include-ignored",
     "--index",
+    "--rg",
+    "/usr/bin/rg",
     "--http",
     "127.0.0.1:8080",
     "--allow-origins",
@@ -133,6 +139,8 @@ Deno.test("serveArgs: carries every flag that differs from its default", () => {
     "1000",
     "--idle-timeout",
     "60",
+    "--unused-session-timeout",
+    "90",
     "--header-timeout",
     "20",
     "--keep-alive-timeout",
@@ -143,6 +151,10 @@ Deno.test("serveArgs: carries every flag that differs from its default", () => {
     "100",
     "--max-sessions",
     "5",
+    "--max-kept-bytes",
+    "2048",
+    "--sse-keep-alive",
+    "3",
   ]);
 });
 

@@ -295,7 +295,17 @@ export const FLAGS = {
     default: 1800,
     // The longest delay a timer takes, 2^31 - 1 ms, in whole seconds.
     max: 2_147_483,
-    help: "with `--http`: a session unused this long ends",
+    help:
+      "with `--http`: a session unused this long ends (a request uses it, and so does a stream while its client takes what it is sent)",
+  },
+  unusedSessionTimeout: {
+    name: "unused-session-timeout",
+    kind: "count",
+    arg: "SECONDS",
+    default: 60,
+    max: 2_147_483,
+    help:
+      "with `--http`: a session that sends no request after its `initialize` for this long ends",
   },
   headerTimeout: {
     name: "header-timeout",
@@ -329,14 +339,33 @@ export const FLAGS = {
     kind: "count",
     arg: "N",
     default: 4096,
-    help: "with `--http`: most connections open at once (more: 503 and closed)",
+    help:
+      "with `--http`: most connections open at once; one more closes the oldest held idle, sending a head or streaming events (503 when all serve requests)",
   },
   maxSessions: {
     name: "max-sessions",
     kind: "count",
     arg: "N",
     default: 10_000,
-    help: "with `--http`: most sessions open at once (more: 503)",
+    help:
+      "with `--http`: most sessions open at once; one more ends the least recently used without a request running (503 when all have one)",
+  },
+  maxKeptBytes: {
+    name: "max-kept-bytes",
+    kind: "bytes",
+    arg: "N",
+    default: 64 * 1024 * 1024,
+    help:
+      "with `--http`: most bytes kept for clients across all sessions (events kept for resuming, streams cut off, events queued for slow readers); past it the least recently used go, never-resumed first",
+  },
+  sseKeepAlive: {
+    name: "sse-keep-alive",
+    kind: "count",
+    arg: "SECONDS",
+    default: 15,
+    max: 2_147_483,
+    help:
+      "with `--http`: an event stream with nothing to send this long gets a `: keep-alive` comment",
   },
   help: {
     name: "help",
