@@ -233,93 +233,139 @@ async function directoriesAt(
 }
 
 /**
- * The regular files of `workspace` in listing order (see the module
- * notes), after the file at the root-relative path `after` when given,
- * lazily: a consumer that stops early stops the reading. Levels are read
- * breadth-first: the directories of one level, in path order, are the
- * next level's to read, so each directory is read once. Resuming reads the
- * directories above the level `after` lies in, then that level from the
- * directory of `after` on; the directories before it are read again only
- * when the listing goes on to the next level, for their subdirectories.
- * Throws
- * {@linkcode BadResumeKey} for an `after` that is not a root-relative path.
+ * Where a listing stands between two pages: what was read and not yet
+ * served, so that the next page goes on from there without reading again
+ * anything read before (see {@linkcode ListingStates}). Made by
+ * {@linkcode listFiles}; opaque to everything else. Holds no descriptor.
  */
-export async function* rankedFiles(
+export interface ListingState {
+  /**
+   * The level being listed: 1 before the root is read, then the depth of
+   * the files being served (2 = files in the root's directories).
+   */
+  depth: number;
+  /**
+   * Files read and not served yet: the lookahead file that ended a page,
+   * then the root's files in their order; handed out from `held`.
+   */
+  pending: WalkEntry[];
+  held: number;
+  /**
+   * Real directories one level above the files being listed, in path
+   * order; `index` is the one being read.
+   */
+  frontier: string[][];
+  index: number;
+  /**
+   * In `frontier[index]`: the last name read (everything up to it is
+   * done), and the files up to `skipFiles` served by earlier pages (a
+   * resume without a state: its subdirectories are still collected).
+   */
+  after?: string;
+  skipFiles?: string;
+  /**
+   * Directories of this level before the resume point whose
+   * subdirectories are still to be collected (a resume without a state),
+   * read when the listing gets to the next level.
+   */
+  earlier: string[][];
+  /** Real directories of the next level found so far, in path order. */
+  next: string[][];
+  /** The entries of the directories met, by path, until they are read. */
+  met: Map<string, WalkEntry>;
+}
+
+function freshState(): ListingState {
+  return {
+    depth: 1,
+    pending: [],
+    held: 0,
+    frontier: [],
+    index: 0,
+    earlier: [],
+    next: [],
+    met: new Map(),
+  };
+}
+
+// Read the root: its files, sorted, into `pending` (those after `resume`
+// when given), its real directories as the frontier of level 2.
+async function readRoot(
   workspace: Workspace,
-  after?: string,
-  signal?: AbortSignal,
-): AsyncGenerator<WalkEntry> {
-  const resume = after === undefined ? undefined : splitKey(after);
-  // The entries of the directories met, by path, until they are read.
-  const met = new Map<string, WalkEntry>();
-  // Real directories one level above the files being listed, in path order.
-  let frontier: string[][] = [];
-  let depth = 2;
-  if (resume === undefined || resume.length === 1) {
-    // The root: all of it, to put its key files in front.
-    const files: WalkEntry[] = [];
-    for await (const entry of entriesOf(workspace, "", undefined, signal)) {
-      if (entry.isFile) files.push(entry);
-      else if (isRealDirectory(workspace, entry)) {
-        frontier.push([nameOf(entry)]);
-        met.set(entry.relative, entry);
-      }
+  state: ListingState,
+  resume: string[] | undefined,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const files: WalkEntry[] = [];
+  for await (const entry of entriesOf(workspace, "", undefined, signal)) {
+    if (entry.isFile) files.push(entry);
+    else if (isRealDirectory(workspace, entry)) {
+      state.frontier.push([nameOf(entry)]);
+      state.met.set(entry.relative, entry);
     }
-    const from = resume === undefined ? undefined : rankOf(resume);
-    for (
-      const file of files.sort((a, b) => compareListed(a.relative, b.relative))
-    ) {
-      if (
-        from === undefined || compareRanks(rankOf([file.relative]), from) > 0
-      ) {
-        yield file;
-      }
-    }
-  } else {
-    depth = resume.length;
-    frontier = await directoriesAt(workspace, depth - 1, signal);
   }
-  // On the level `after` lies in: its directory and name.
-  const resumeAt = resume !== undefined && resume.length === depth
-    ? { depth, dir: resume.slice(0, -1), name: resume[resume.length - 1] }
-    : undefined;
-  for (; frontier.length > 0; depth++) {
-    const next: string[][] = [];
-    // On the resume level, the directories before the resume point were
-    // served by earlier pages: they are read again only for the next
-    // level's directories, and only if this page gets that far (most pages
-    // end on the level they start on).
-    let before: string[][] = [];
-    let current = frontier;
-    if (resumeAt !== undefined && depth === resumeAt.depth) {
-      const at = frontier.findIndex((dir) =>
-        compareSegments(dir, resumeAt.dir) >= 0
-      );
-      before = at < 0 ? frontier : frontier.slice(0, at);
-      current = at < 0 ? [] : frontier.slice(at);
+  files.sort((a, b) => compareListed(a.relative, b.relative));
+  const from = resume === undefined ? undefined : rankOf(resume);
+  state.pending = from === undefined
+    ? files
+    : files.filter((file) => compareRanks(rankOf([file.relative]), from) > 0);
+  state.held = 0;
+  state.depth = 2;
+  state.index = 0;
+}
+
+// The state of a listing resumed after `after` with nothing kept from the
+// page that ended there: the directories above its level are read again
+// (each once); on its level, the directories before it are read again
+// only if the listing gets to the next level, for their subdirectories.
+async function resumedState(
+  workspace: Workspace,
+  after: string,
+  signal: AbortSignal | undefined,
+): Promise<ListingState> {
+  const resume = splitKey(after);
+  const state = freshState();
+  if (resume.length === 1) {
+    await readRoot(workspace, state, resume, signal);
+    return state;
+  }
+  state.depth = resume.length;
+  const frontier = await directoriesAt(workspace, state.depth - 1, signal);
+  const dir = resume.slice(0, -1);
+  const at = frontier.findIndex((d) => compareSegments(d, dir) >= 0);
+  state.frontier = frontier;
+  state.index = at < 0 ? frontier.length : at;
+  state.earlier = frontier.slice(0, state.index);
+  if (at >= 0 && compareSegments(frontier[at], dir) === 0) {
+    state.skipFiles = resume[resume.length - 1];
+  }
+  return state;
+}
+
+/**
+ * The regular files of `workspace` in listing order (see the module
+ * notes) from where `state` stands, lazily: a consumer that stops early
+ * stops the reading, and `state` then says where it stopped (everything
+ * up to the last file yielded is done). Levels are read breadth-first:
+ * the directories of one level, in path order, are the next level's to
+ * read, so each directory is read once over the whole listing, however it
+ * is cut into pages.
+ */
+async function* filesFrom(
+  workspace: Workspace,
+  state: ListingState,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<WalkEntry> {
+  if (state.depth === 1) await readRoot(workspace, state, undefined, signal);
+  for (;;) {
+    while (state.held < state.pending.length) {
+      yield state.pending[state.held++];
     }
-    for (const dir of current) {
-      // In the resume point's directory: the files after it.
-      const resumeName = resumeAt !== undefined && depth === resumeAt.depth &&
-          compareSegments(dir, resumeAt.dir) === 0
-        ? resumeAt.name
-        : undefined;
-      for await (
-        const entry of entriesOf(workspace, join(dir), undefined, signal, met)
-      ) {
-        if (entry.isFile) {
-          if (resumeName === undefined || nameOf(entry) > resumeName) {
-            yield entry;
-          }
-        } else if (isRealDirectory(workspace, entry)) {
-          next.push([...dir, nameOf(entry)]);
-          met.set(entry.relative, entry);
-        }
-      }
-    }
-    const earlier: string[][] = [];
-    if (before.length > 0) {
-      for (const dir of before) {
+    if (state.index >= state.frontier.length) {
+      // The level is done: its directories' subdirectories, those before
+      // a stateless resume point first, are the next level.
+      const earlier: string[][] = [];
+      for (const dir of state.earlier) {
         for await (
           const entry of entriesOf(workspace, join(dir), undefined, signal)
         ) {
@@ -328,9 +374,64 @@ export async function* rankedFiles(
           }
         }
       }
+      const next = earlier.length > 0
+        ? [...earlier, ...state.next]
+        : state.next;
+      if (next.length === 0) return;
+      state.frontier = next;
+      state.next = [];
+      state.earlier = [];
+      state.index = 0;
+      state.depth++;
+      continue;
     }
-    frontier = earlier.length > 0 ? [...earlier, ...next] : next;
+    const dir = state.frontier[state.index];
+    for await (
+      const entry of entriesOf(
+        workspace,
+        join(dir),
+        state.after,
+        signal,
+        state.met,
+      )
+    ) {
+      const name = nameOf(entry);
+      state.after = name;
+      if (entry.isFile) {
+        if (state.skipFiles === undefined || name > state.skipFiles) {
+          yield entry;
+        }
+      } else if (isRealDirectory(workspace, entry)) {
+        state.next.push([...dir, name]);
+        state.met.set(entry.relative, entry);
+      }
+    }
+    state.index++;
+    state.after = undefined;
+    state.skipFiles = undefined;
   }
+}
+
+/**
+ * The regular files of `workspace` in listing order (see the module
+ * notes), after the file at the root-relative path `after` when given,
+ * lazily: a consumer that stops early stops the reading. Resuming reads
+ * the directories above the level `after` lies in, then that level from
+ * the directory of `after` on; the directories before it are read again
+ * only when the listing goes on to the next level, for their
+ * subdirectories. ({@linkcode listFiles} keeps where a page ended, so
+ * that the next one reads none of that again.) Throws
+ * {@linkcode BadResumeKey} for an `after` that is not a root-relative path.
+ */
+export async function* rankedFiles(
+  workspace: Workspace,
+  after?: string,
+  signal?: AbortSignal,
+): AsyncGenerator<WalkEntry> {
+  const state = after === undefined
+    ? freshState()
+    : await resumedState(workspace, after, signal);
+  yield* filesFrom(workspace, state, signal);
 }
 
 /** Where a page of the listing resumes. */
@@ -339,6 +440,46 @@ export interface ListPosition {
   after: string;
   /** How many files the listing has served up to and including it. */
   served: number;
+}
+
+/**
+ * Where recent pages ended, by their resume key: a page that resumes one
+ * of them goes on from there instead of reading the tree again, so that
+ * paging through the whole listing costs one pass. At most `max` kept, the
+ * oldest dropped first; a state is taken by the page that resumes it (a
+ * second request with the same cursor reads afresh). Keys are positions,
+ * so a cursor means the same with or without its state: a state only
+ * saves reading.
+ */
+export class ListingStates {
+  readonly #max: number;
+  readonly #states = new Map<string, ListingState>();
+
+  /** Keep at most `max` states (default 8). */
+  constructor(max = 8) {
+    this.#max = max;
+  }
+
+  /** The state kept for `key`, removed; undefined when none is. */
+  take(key: string): ListingState | undefined {
+    const state = this.#states.get(key);
+    this.#states.delete(key);
+    return state;
+  }
+
+  /** Keep `state` for the page that resumes at `key`. */
+  put(key: string, state: ListingState): void {
+    this.#states.delete(key);
+    this.#states.set(key, state);
+    while (this.#states.size > this.#max) {
+      this.#states.delete(this.#states.keys().next().value!);
+    }
+  }
+
+  /** How many states are kept. */
+  get size(): number {
+    return this.#states.size;
+  }
 }
 
 /** Options of {@linkcode listFiles}. */
@@ -353,6 +494,11 @@ export interface ListFilesOptions {
   accept: (entry: WalkEntry) => boolean | Promise<boolean>;
   /** Stops the listing. */
   signal?: AbortSignal;
+  /**
+   * Where earlier pages ended: this page goes on from its position's
+   * state when one is kept, and keeps its own end there.
+   */
+  states?: ListingStates;
 }
 
 /**
@@ -372,19 +518,32 @@ export async function listFiles(
   const room = Math.min(options.limit, options.cap - served);
   const files: WalkEntry[] = [];
   if (room <= 0) return { files };
-  for await (
-    const entry of rankedFiles(workspace, options.from?.after, options.signal)
-  ) {
+  const from = options.from;
+  const states = options.states;
+  let state = from === undefined ? undefined : states?.take(positionKey(from));
+  if (state === undefined) {
+    state = from === undefined
+      ? freshState()
+      : await resumedState(workspace, from.after, options.signal);
+  }
+  for await (const entry of filesFrom(workspace, state, options.signal)) {
     if (!await options.accept(entry)) continue;
     if (files.length === room) {
       // One more accepted file exists; another page is due if the cap allows.
       const last = files[files.length - 1];
-      return served + files.length < options.cap
-        ? {
-          files,
-          next: { after: last.relative, served: served + files.length },
+      if (served + files.length >= options.cap) return { files };
+      const next = { after: last.relative, served: served + files.length };
+      if (states !== undefined) {
+        // The file read ahead comes first on the next page.
+        if (state.held > 0 && state.pending[state.held - 1] === entry) {
+          state.held--;
+        } else {
+          state.pending = [entry, ...state.pending.slice(state.held)];
+          state.held = 0;
         }
-        : { files };
+        states.put(positionKey(next), state);
+      }
+      return { files, next };
     }
     files.push(entry);
   }

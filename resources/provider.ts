@@ -30,6 +30,7 @@ import {
   BadResumeKey,
   keyPosition,
   listFiles,
+  ListingStates,
   positionKey,
 } from "./listing.ts";
 import { RootUri } from "./uri.ts";
@@ -88,6 +89,8 @@ export class WorkspaceResources implements PathResources {
   readonly watch?: (
     listener: (changes: ResourceChanges) => void,
   ) => ResourceWatch;
+  // Where recent pages of `list` ended: the next page goes on from there.
+  readonly #listingStates = new ListingStates();
 
   /** Serve `workspace`'s files as resources. */
   constructor(workspace: Workspace, options: WorkspaceResourcesOptions) {
@@ -124,6 +127,7 @@ export class WorkspaceResources implements PathResources {
         limit,
         cap: this.maxResources,
         signal,
+        states: this.#listingStates,
         accept: async (entry) => {
           if (!this.uris.roundTrips(entry.relative)) return false;
           // A plain file met by the walk has passed every rule a read
