@@ -20,6 +20,8 @@ export interface ToolCaps {
   maxReadBytes: number;
   /** Deepest level `list_directory` descends to. */
   maxDepth: number;
+  /** The `rg` program `search_text` may run (`--rg`); none if left out. */
+  rgPath?: string;
 }
 
 /** Every workspace tool only reads, repeatably, inside the root. */

@@ -42,6 +42,12 @@ import {
 import { globMatcher } from "./glob.ts";
 import { RegexTimeoutError } from "./regex_worker.ts";
 import {
+  type RgAnswer,
+  rgCandidates,
+  type RgOptions,
+  rgPattern,
+} from "./rg_candidates.ts";
+import {
   type HitRecord,
   type ScanQuery,
   type ScanUnit,
@@ -152,6 +158,60 @@ export interface ScanOptions {
   budgetMs: number;
   /** Scan on the main thread alone, without workers. */
   mainThread?: boolean;
+  /**
+   * Let ripgrep propose the files to read (`--rg`); see
+   * `rg_candidates.ts`. The answer is the same with it or without.
+   */
+  rg?: RgOptions;
+}
+
+/**
+ * What rg proposes for a scan of `path`, split by the subtree units the
+ * scan will make (keyed by their root-relative path); undefined when rg is
+ * not to be used or its answer cannot be.
+ */
+async function rgUnits(
+  ws: Workspace,
+  path: string,
+  q: ScanQuery,
+  rg: RgOptions,
+  signal: AbortSignal,
+): Promise<((unit: string) => RgAnswer) | undefined> {
+  const pattern = rgPattern({
+    query: q.query,
+    regex: q.regex !== undefined,
+    caseSensitive: q.caseSensitive,
+  });
+  if (pattern === undefined || Deno.build.os === "windows") return undefined;
+  const start = await ws.resolve(path);
+  const dir = start.relative === "" ? ws.root : `${ws.root}/${start.relative}`;
+  // rg walks the directory by its real path: one reached through a link
+  // is left to the scan alone.
+  if (!start.info.isDirectory || start.absolute !== dir) return undefined;
+  const answer = await rgCandidates(
+    rg,
+    dir,
+    start.relative,
+    pattern,
+    q.maxReadBytes,
+    signal,
+  );
+  if (answer === undefined) return undefined;
+  const byUnit = new Map<string, string[]>();
+  const skip = start.relative === "" ? 0 : start.relative.length + 1;
+  for (const file of answer.proposed) {
+    const parts = file.slice(skip).split("/");
+    // Files above the units' depth are read by path, always.
+    if (parts.length <= SPLIT_DEPTH) continue;
+    const key = file.slice(0, skip) + parts.slice(0, SPLIT_DEPTH).join("/");
+    const list = byUnit.get(key);
+    if (list === undefined) byUnit.set(key, [file]);
+    else list.push(file);
+  }
+  return (unit) => ({
+    proposed: byUnit.get(unit) ?? [],
+    before: answer.before,
+  });
 }
 
 interface Slot {
@@ -393,6 +453,9 @@ export async function scanSearch(
   const inGlob = q.glob === undefined
     ? () => true
     : globMatcher(q.glob.pattern, q.glob.base);
+  const rgFor = options.rg === undefined
+    ? undefined
+    : await rgUnits(ws, path, q, options.rg, signal);
 
   const mainSkips = walkSkips();
   const units: UnitState[] = [];
@@ -614,7 +677,11 @@ export async function scanSearch(
         if (ws.isLink(entry) || entry.depth < SPLIT_DEPTH) continue;
         if (run !== undefined) start(run);
         run = undefined;
-        const u = state({ kind: "dir", path: entry.relative }, [
+        const u = state({
+          kind: "dir",
+          path: entry.relative,
+          rg: rgFor?.(entry.relative),
+        }, [
           skipsArray(mainSkips),
         ]);
         units.push(u);

@@ -22,6 +22,7 @@ import {
 } from "../workspace/workspace.ts";
 import { globMatcher } from "./glob.ts";
 import { literalPrefilter, requiredLiteral } from "./prefilter.ts";
+import { clearedByRg, type RgAnswer } from "./rg_candidates.ts";
 
 /** What {@linkcode readSearchable} reads through. */
 export interface SearchableSource {
@@ -85,9 +86,13 @@ export interface ScanQuery {
   maxLineChars: number;
 }
 
-/** A unit: a directory's subtree (walked) or files (looked up by path). */
+/**
+ * A unit: a directory's subtree (walked) or files (looked up by path). A
+ * subtree may carry what rg proposed in it (see `rg_candidates.ts`): then
+ * the files it can clear are counted without being read.
+ */
 export type ScanUnit =
-  | { kind: "dir"; path: string }
+  | { kind: "dir"; path: string; rg?: RgAnswer }
   | { kind: "files"; paths: string[] };
 
 /** One matching line: 1-based line number and its (clipped) text. */
@@ -364,6 +369,10 @@ export async function scanUnit(
     }
   }
 
+  // With rg's answer: the files rg proposed (the others it may clear).
+  const rg = unit.kind === "dir" ? unit.rg : undefined;
+  const proposed = rg === undefined ? undefined : new Set(rg.proposed);
+
   let index = -1;
   for await (const target of files()) {
     index++;
@@ -384,6 +393,15 @@ export async function scanUnit(
     }
     examined++;
     const path = typeof target === "string" ? target : target.relative;
+    if (
+      rg !== undefined && typeof target !== "string" &&
+      !proposed?.has(path) && !ws.isLink(target) &&
+      clearedByRg(ws.listedInfo(target), rg.before, q.maxReadBytes)
+    ) {
+      // Text without a match, as reading it would find.
+      searched++;
+      continue;
+    }
     const bytes = await readSearchable(ws, target, {
       maxBytes: q.maxReadBytes,
       scratch,

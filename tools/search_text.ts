@@ -80,7 +80,7 @@ async function literalMatches(
  */
 export function searchTextTool(
   ws: WorkspaceView,
-  caps: Pick<ToolCaps, "maxMatches" | "maxReadBytes">,
+  caps: Pick<ToolCaps, "maxMatches" | "maxReadBytes" | "rgPath">,
   index?: TextIndex,
 ): Tool {
   return defineTool({
@@ -254,6 +254,9 @@ export function searchTextTool(
           }, {
             signal: ctx.signal,
             budgetMs: REGEX_BUDGET_MS,
+            rg: caps.rgPath === undefined
+              ? undefined
+              : { program: caps.rgPath },
             progress: (count) =>
               ctx.reportProgress(
                 count,

@@ -255,6 +255,15 @@ export class Workspace {
   }
 
   /**
+   * The lstat a walk with `opens` made of `entry` (a file it yielded, not
+   * a link), when it made one (not with descriptor paths): a caller that
+   * leaves a file unopened can tell from it whether the file changed since.
+   */
+  listedInfo(entry: WalkEntry): Deno.FileInfo | undefined {
+    return this.#origins.get(entry)?.listed;
+  }
+
+  /**
    * Whether a root-relative POSIX path (real, as a watcher reports it) is
    * excluded: anything in `.git/` always, and `.gitignore` matches (root
    * and nested files, with a parent directory's exclusion covering
