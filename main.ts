@@ -171,6 +171,7 @@ export function toolCaps(config: Config): ToolCaps {
     maxMatches: config.maxMatches,
     maxReadBytes: config.maxReadBytes,
     maxDepth: config.maxDepth,
+    ...(config.rg === "" ? {} : { rgPath: config.rg }),
   };
 }
 

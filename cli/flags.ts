@@ -231,6 +231,16 @@ export const FLAGS = {
     help:
       "index one `--root` in memory for `find_files` and `search_text`, built in the background, kept fresh",
   },
+  rg: {
+    name: "rg",
+    kind: "path",
+    arg: "PATH",
+    default: "",
+    example: "/usr/bin/rg",
+    defaultText: "off",
+    help:
+      "let ripgrep at PATH propose the files `search_text` reads (the server may then run PATH, and only it); answers stay the same",
+  },
   http: {
     name: "http",
     kind: "address",
@@ -589,9 +599,9 @@ function readValue(flag: Flag, text: string, cwd: string): Value {
     case "paths":
       if (text.trim() === "") {
         throw new UsageError(
-          `${name} needs a directory, got an empty string; for example ${name} ${
-            exampleOf(flag)
-          }`,
+          `${name} needs a ${
+            flag.kind === "path" ? "path" : "directory"
+          }, got an empty string; for example ${name} ${exampleOf(flag)}`,
         );
       }
       // Absolute, so logs, resource URIs and `config` output never depend
@@ -731,7 +741,8 @@ export function parseFlags(args: string[], cwd: string): Command {
       ];
     } else if (typeof given === "string") {
       config[key] = readValue(flag, given, cwd);
-    } else if (flag.kind === "path") {
+    } else if (flag.kind === "path" && flag.default !== "") {
+      // A path row whose default is "" is off unless given.
       config[key] = absolutePath(cwd, flag.default);
     } else config[key] = defaultOf(flag);
   }

@@ -30,10 +30,16 @@ export const PERMISSION_FLAGS: readonly string[] = [
  * name, or "", the default when left out): the network only at the
  * address it listens on, and the environment only for the variables
  * holding the token (with `--http`) and the request-state key (on either
- * transport).
+ * transport); with `rg` (the `--rg` value, "" or left out: none), running
+ * that one program.
  */
 export function permissionFlags(
-  options: { http: string; authTokenEnv: string; stateKeyEnv?: string },
+  options: {
+    http: string;
+    authTokenEnv: string;
+    stateKeyEnv?: string;
+    rg?: string;
+  },
 ): string[] {
   const names: string[] = [];
   if (options.http !== "" && options.authTokenEnv !== "") {
@@ -45,6 +51,7 @@ export function permissionFlags(
   }
   const extra = options.http === "" ? [] : [`--allow-net=${options.http}`];
   if (names.length > 0) extra.push(`--allow-env=${names.join(",")}`);
+  if ((options.rg ?? "") !== "") extra.push(`--allow-run=${options.rg}`);
   return [PERMISSION_FLAGS[0], ...extra, ...PERMISSION_FLAGS.slice(1)];
 }
 
