@@ -174,6 +174,8 @@ export interface AttackResult {
   sessionFirst: number[];
   /** Time until a new client was served, retries included, ms. */
   served: number[];
+  /** Why probes (and retries) were not served, with how often. */
+  unserved?: Map<string, number>;
   /** Why the run could not measure (the server did not start, say). */
   failure?: string;
 }
@@ -562,7 +564,11 @@ export const ATTACKS: readonly Attack[] = [
 ];
 
 /** `/health` on a new connection: its latency, Infinity unless 200. */
-async function probeHealth(address: Address, timeoutMs: number) {
+async function probeHealth(
+  address: Address,
+  timeoutMs: number,
+  unserved: (why: string) => void = () => {},
+) {
   const signal = AbortSignal.timeout(timeoutMs);
   const start = performance.now();
   let conn: RawConnection | undefined;
@@ -572,8 +578,11 @@ async function probeHealth(address: Address, timeoutMs: number) {
       conn.request("GET", "/health", address, { connection: "close" }),
       signal,
     );
-    return reply.status === 200 ? performance.now() - start : Infinity;
-  } catch {
+    if (reply.status === 200) return performance.now() - start;
+    unserved(`/health HTTP ${reply.status}`);
+    return Infinity;
+  } catch (error) {
+    unserved(`/health ${reason(error, signal)}`);
     return Infinity;
   } finally {
     conn?.close();
@@ -590,6 +599,7 @@ async function probeSession(
   address: Address,
   path: string,
   timeoutMs: number,
+  unserved: (why: string) => void = () => {},
 ): Promise<{ first: number; served: number }> {
   const start = performance.now();
   let first: number | undefined;
@@ -618,13 +628,21 @@ async function probeSession(
         signal,
       ).catch(() => {});
       return { first, served: now - start };
-    } catch {
+    } catch (error) {
+      unserved(`session ${reason(error, signal)}`);
       first ??= Infinity;
       await sleep(100, signal);
     } finally {
       conn?.close();
     }
   }
+}
+
+/** Why a probe failed, in a few words (an HTTP status, a timeout). */
+function reason(error: unknown, signal: AbortSignal): string {
+  if (signal.aborted) return "timeout";
+  const text = (error as Error).message ?? String(error);
+  return /HTTP \d+/.exec(text)?.[0] ?? text.split("\n")[0].slice(0, 60);
 }
 
 /** How long a probe may wait before it counts as not served. */
@@ -711,10 +729,15 @@ export async function runAttack(
       }
     })();
     const probing = AbortSignal.any([hold.signal, gone.signal]);
+    const unserved = result.unserved = new Map<string, number>();
+    const count = (why: string) =>
+      unserved.set(why, (unserved.get(why) ?? 0) + 1);
     const probes = Promise.all([
       (async () => {
         while (!probing.aborted) {
-          result.health.push(await probeHealth(address, PROBE_TIMEOUT_MS));
+          result.health.push(
+            await probeHealth(address, PROBE_TIMEOUT_MS, count),
+          );
           await sleep(HEALTH_EVERY_MS, probing);
         }
       })(),
@@ -724,6 +747,7 @@ export async function runAttack(
             address,
             path,
             PROBE_TIMEOUT_MS,
+            count,
           );
           result.sessionFirst.push(first);
           result.served.push(served);
@@ -882,9 +906,13 @@ export function renderAttacks(
   }
   lines.push("", "  what each attack did (ok: probes answered / sent)");
   for (const result of results) {
-    lines.push(
-      `  ${result.key.padEnd(15)}${result.failure ?? result.note}`,
-    );
+    let text = result.failure ?? result.note;
+    if (result.unserved !== undefined && result.unserved.size > 0) {
+      text += `; probes not served: ${
+        [...result.unserved].map(([why, n]) => `${n} × ${why}`).join(", ")
+      }`;
+    }
+    lines.push(`  ${result.key.padEnd(15)}${text}`);
   }
   return { report: lines.join("\n"), failed };
 }

@@ -54,6 +54,10 @@ Deno.test("renderAttacks: one row per attack, FAIL says which target", () => {
   assert.match(report, /sessions .*100\.0 MiB.*PASS/);
   assert.match(report, /replays .*never .*0\/1.*FAIL \(\/health p99\)/);
   assert.match(report, /10 of 10 initialize POSTs/);
+  const withReasons = renderAttacks([
+    result({ unserved: new Map([["/health HTTP 503", 2]]) }),
+  ], { holdMs: 1000, killBytes: 2 ** 31 });
+  assert.match(withReasons.report, /probes not served: 2 × \/health HTTP 503/);
 });
 
 // Every attack, scaled down, against a real server for about a second:
