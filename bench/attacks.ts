@@ -19,7 +19,9 @@
  *   `Last-Event-ID: 0_0` from clients that never read;
  * - `idle_streams`: thousands of sessions, each with a GET stream that
  *   reads nothing;
- * - `sessions`: ~10,000 `initialize` POSTs.
+ * - `sessions`: ~10,000 `initialize` POSTs;
+ *
+ * and first a `baseline`: no attack, the probes alone.
  *
  * Targets per attack: peak RSS (`VmHWM`) ≤ 400 MiB, `/health` p99 and a new
  * session's p99 (first try, `initialize` to `tools/list` answered) ≤ 100
@@ -337,8 +339,18 @@ function describe(tally: Tally, count: number, what: string): string {
 
 const MiB = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
-/** The five attacks of issue 26, in its order. */
+/**
+ * The five attacks of issue 26, in its order, after a baseline: the probes
+ * alone on an idle server, judged by the same targets, so that a table
+ * taken on a busy machine says how much of the latency is the machine's.
+ */
 export const ATTACKS: readonly Attack[] = [
+  {
+    key: "baseline",
+    label: "no attack: the probes alone, for the machine's own noise",
+    args: [],
+    setup: () => Promise.resolve("nothing sent"),
+  },
   {
     key: "kept_streams",
     label:
