@@ -30,7 +30,11 @@
 
 import { parseArgs } from "node:util";
 import { withUsage } from "./usage.ts";
-import { DENO_RUN_FLAGS } from "../cli/run_command.ts";
+import {
+  DENO_RUN_FLAGS,
+  permissionFlags,
+  V8_FLAGS_ARG,
+} from "../cli/run_command.ts";
 import { PROJECT_ROOT } from "../tests/server_command.ts";
 import {
   formatBytes,
@@ -101,12 +105,21 @@ interface Build {
   main: string;
 }
 
+/** The rg a `+rg` contender's server runs (`--rg`): Debian's. */
+const RG_PROGRAM = "/usr/bin/rg";
+
 function oursCommand(build: Build, root: string, extra: string[]) {
+  // With --rg, the permissions that flag brings (running rg, only it).
+  const at = extra.indexOf("--rg");
+  const flags = at === -1 ? DENO_RUN_FLAGS : [
+    ...permissionFlags({ http: "", authTokenEnv: "", rg: extra[at + 1] }),
+    V8_FLAGS_ARG,
+  ];
   return {
     command: Deno.execPath(),
     args: [
       "run",
-      ...DENO_RUN_FLAGS,
+      ...flags,
       build.main,
       "--root",
       root,
@@ -440,11 +453,21 @@ function workloadsOf(
     }),
   ];
   const rg = (args: string) => `rg ${RG_FLAGS} -n ${args} .`;
+  // The scan with rg proposing the files it reads (`--rg`), all matches.
+  const withRg = (query: string, regex: boolean) =>
+    builds.map((b) => ({
+      ...oursContender(b, root, "tools/call", {
+        name: "search_text",
+        arguments: { query, regex },
+      }, [...OURS_FLAGS_ALL, "--rg", RG_PROGRAM]),
+      name: `${b.name}+rg`,
+    }));
   list.push({
     name: "literal_all",
     label: `search_text "${q.literalAll}", all matches`,
     contenders: [
       ...search(q.literalAll, false),
+      ...withRg(q.literalAll, false),
       shellContender("rg", rg(`-F ${shellQuote(q.literalAll)}`), root),
     ],
     targets: [{ against: "rg", max: 1.5 }],
@@ -454,6 +477,7 @@ function workloadsOf(
     label: `search_text "${q.literalNone}", no match`,
     contenders: [
       ...search(q.literalNone, false),
+      ...withRg(q.literalNone, false),
       shellContender("rg", rg(`-F ${shellQuote(q.literalNone)}`), root),
     ],
     targets: [{ against: "rg", max: 1.5 }],
@@ -476,6 +500,7 @@ function workloadsOf(
     label: `search_text /${q.regex}/, all matches`,
     contenders: [
       ...search(q.regex, true),
+      ...withRg(q.regex, true),
       shellContender("rg", rg(shellQuote(q.regex)), root),
     ],
     targets: [{ against: "rg", max: 2 }],
@@ -722,8 +747,12 @@ async function search(): Promise<number> {
         verdicts.push(line);
         console.log(line);
       }
-      for (const build of builds) {
-        const mine = byName.get(build.name)!;
+      const engines = builds.flatMap((build) =>
+        [build.name, `${build.name}+rg`].filter((name) => byName.has(name))
+      );
+      for (const name of engines) {
+        const build = { name };
+        const mine = byName.get(name)!;
         for (const target of workload.targets) {
           const ref = byName.get(target.against)!;
           const ok = mine.failure === undefined && ref.failure === undefined &&
