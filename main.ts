@@ -40,6 +40,8 @@ import {
   type HandlerContext,
   type HandlerMap,
   McpServer,
+  type MethodSpec,
+  specOf,
 } from "./mcp/server.ts";
 import { serveStdio } from "./mcp/transports/stdio.ts";
 import { writeAll } from "./mcp/write_all.ts";
@@ -77,14 +79,15 @@ export function createServer(config: Config): McpServer {
   if (
     config.root.length === 0 && config.protocolVersions.some(isModernVersion)
   ) {
-    for (const method of ["tools/call", "resources/read", "prompts/get"]) {
-      const handler = map[method];
-      if (handler !== undefined) {
-        (map as Record<string, Handler>)[method] = withRequestRoots(
-          handler,
-          () => clientRoots,
-        );
-      }
+    // The methods that may ask the client for input (their registry rows
+    // say so) may ask it for its roots.
+    for (const [method, entry] of Object.entries(map)) {
+      const spec = specOf(entry);
+      if (spec.asksInput !== true) continue;
+      (map as Record<string, MethodSpec>)[method] = {
+        ...spec,
+        handler: withRequestRoots(spec.handler, () => clientRoots),
+      };
     }
   }
   return new McpServer({

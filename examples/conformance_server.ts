@@ -57,6 +57,7 @@ import {
 } from "../mod.ts";
 import {
   invalidCursor,
+  METHODS,
   MODERN_PROTOCOL_VERSIONS,
   PROTOCOL_VERSIONS,
 } from "../exports/protocol.ts";
@@ -330,7 +331,10 @@ export function createConformanceServer(): McpServer {
     ...modernHandlers,
     ...taskHandlers,
     ...skillHandlers,
-    "resources/subscribe": watchingSubscribe(handlers["resources/subscribe"]),
+    "resources/subscribe": {
+      ...METHODS["resources/subscribe"],
+      handler: watchingSubscribe(METHODS["resources/subscribe"].handler),
+    },
   };
   const capabilities = capabilitiesOf(map, { listChanged: true });
   capabilities.resources = { subscribe: true, listChanged: true };

@@ -26,7 +26,11 @@ export {
   isNotificationMethod,
   LATEST_PROTOCOL_VERSION,
   lazyHandler,
+  type MethodSpec,
+  specOf,
 } from "../mcp/server.ts";
+export { type MethodFacts } from "../mcp/methods.ts";
+export { METHODS } from "../handlers/mod.ts";
 export {
   type Cancellable,
   CLIENT_CAPABILITY_OF,

@@ -9,7 +9,7 @@
  */
 
 import { isObject } from "../mcp/jsonrpc.ts";
-import type { HandlerContext, HandlerMap } from "../mcp/server.ts";
+import type { HandlerContext, MethodSpec } from "../mcp/server.ts";
 import type { Session } from "../mcp/session.ts";
 import { initialized } from "./initialize.ts";
 
@@ -67,22 +67,28 @@ export async function listClientRoots(
  */
 export function rootsHandlers(
   onRoots: (ctx: HandlerContext) => void,
-): HandlerMap {
+): Readonly<Record<string, MethodSpec>> {
   return {
-    "notifications/initialized": (params, ctx) => {
-      const before = ctx.session.state;
-      initialized(params, ctx);
-      if (
-        before === "initializing" && ctx.session.state === "ready" &&
-        clientHasRoots(ctx.session)
-      ) {
-        onRoots(ctx);
-      }
+    "notifications/initialized": {
+      handler: (params, ctx) => {
+        const before = ctx.session.state;
+        initialized(params, ctx);
+        if (
+          before === "initializing" && ctx.session.state === "ready" &&
+          clientHasRoots(ctx.session)
+        ) {
+          onRoots(ctx);
+        }
+      },
+      atOnce: true,
     },
-    "notifications/roots/list_changed": (_params, ctx) => {
-      if (ctx.session.state === "ready" && clientHasRoots(ctx.session)) {
-        onRoots(ctx);
-      }
+    "notifications/roots/list_changed": {
+      handler: (_params, ctx) => {
+        if (ctx.session.state === "ready" && clientHasRoots(ctx.session)) {
+          onRoots(ctx);
+        }
+      },
+      atOnce: true,
     },
   };
 }

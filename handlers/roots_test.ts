@@ -100,12 +100,12 @@ Deno.test("rootsHandlers: onRoots once initialized and on list changes, for clie
     await server.handle(init, session);
     const ctx = { session, server } as unknown as HandlerContext;
     // A list change before initialized is ignored.
-    map["notifications/roots/list_changed"]({}, ctx);
-    map["notifications/initialized"]({}, ctx);
+    map["notifications/roots/list_changed"].handler({}, ctx);
+    map["notifications/initialized"].handler({}, ctx);
     assert.equal(session.state, "ready");
     // A second initialized is not news.
-    map["notifications/initialized"]({}, ctx);
-    map["notifications/roots/list_changed"]({}, ctx);
+    map["notifications/initialized"].handler({}, ctx);
+    map["notifications/roots/list_changed"].handler({}, ctx);
   };
   const withRoots = new Session(() => {});
   await run(withRoots, { roots: { listChanged: true } });

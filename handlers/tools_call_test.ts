@@ -5,6 +5,7 @@ import { McpServer } from "../mcp/server.ts";
 import { Session } from "../mcp/session.ts";
 import { defineTool, ToolFailure } from "../mcp/tool.ts";
 import { initialize } from "./initialize.ts";
+import { METHODS } from "./mod.ts";
 import { toolsCall } from "./tools_call.ts";
 
 /** Resolved once the tool "waits" runs. */
@@ -268,7 +269,9 @@ Deno.test("tools/call: the result is trimmed to what the session's version defin
 
 Deno.test("tools/call under 2026-07-28: a tool needing an undeclared capability refuses the call (-32021); a named input key keys its input request", async () => {
   const server = new McpServer({
-    handlers: { "tools/call": toolsCall },
+    handlers: {
+      "tools/call": { ...METHODS["tools/call"], handler: toolsCall },
+    },
     info: { name: "t", version: "1" },
     protocolVersions: ["2026-07-28"],
   });

@@ -12,7 +12,7 @@ import {
   type JsonObject,
   type RequestId,
 } from "./jsonrpc.ts";
-import { type Handler, type HandlerMap, McpServer } from "./server.ts";
+import { type HandlerMap, McpServer } from "./server.ts";
 import type { InputEnd, Receiver, Transport } from "./transport.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -70,19 +70,25 @@ class MemoryTransport implements Transport {
  * tested against the library alone, not against the server's handlers.
  */
 const basics: HandlerMap = {
-  "ping": () => EMPTY_RESULT,
+  "ping": { handler: () => EMPTY_RESULT, atOnce: true },
   // Agrees to the version asked for: all the batch test needs of initialize.
-  "initialize": (params, { session }) => {
-    session.protocolVersion = String(params.protocolVersion);
-    session.clientCapabilities = params.capabilities as JsonObject;
-    session.state = "initializing";
-    return { protocolVersion: session.protocolVersion };
+  "initialize": {
+    handler: (params, { session }) => {
+      session.protocolVersion = String(params.protocolVersion);
+      session.clientCapabilities = params.capabilities as JsonObject;
+      session.state = "initializing";
+      return { protocolVersion: session.protocolVersion };
+    },
+    atOnce: true,
   },
-  "notifications/cancelled": (params, { session }) => {
-    const id = params.requestId;
-    if (typeof id === "string" || typeof id === "number") {
-      session.cancel(id, "cancelled by the client");
-    }
+  "notifications/cancelled": {
+    handler: (params, { session }) => {
+      const id = params.requestId;
+      if (typeof id === "string" || typeof id === "number") {
+        session.cancel(id, "cancelled by the client");
+      }
+    },
+    atOnce: true,
   },
 };
 
@@ -91,7 +97,7 @@ const basics: HandlerMap = {
  * (`LEVEL: message detail`), never to the test run's stderr.
  */
 function serverWith(
-  extra: Record<string, Handler> = {},
+  extra: HandlerMap = {},
   logged: string[] = [],
 ): McpServer {
   return new McpServer({
@@ -309,7 +315,6 @@ Deno.test("serve: a cancelled request is never answered, whether running, held b
       await sleep(50);
       return { stubborn: true };
     },
-    // async: a plain function would be answered at once, never queued.
     "test/count": async () => {
       await Promise.resolve();
       return { count: ++counted };
@@ -373,6 +378,41 @@ Deno.test("serve: requests past MAX_CONCURRENT_REQUESTS start in arrival order; 
   assert.deepEqual(started, expected.filter((id) => id % 50 !== 0));
   assert.deepEqual(idsOf(transport), expected);
   assert.ok(transport.texts().every((t) => t.endsWith('"result":{}}')));
+});
+
+Deno.test("serve: a plain function returning a promise is capped and queued like an async one; only an atOnce row passes", async () => {
+  for (const written of ["async", "plain", "atOnce"] as const) {
+    const gate = Promise.withResolvers<void>();
+    let started = 0;
+    const work = () => {
+      started++;
+      return gate.promise.then(() => ({}));
+    };
+    const server = serverWith({
+      "test/work": written === "async"
+        ? async () => await work()
+        : written === "plain"
+        ? () => work()
+        : { handler: () => work(), atOnce: true },
+    });
+    const transport = new MemoryTransport();
+    const done = serve(server, transport, { maxWaitMs: 600_000 });
+    for (let id = 1; id <= MAX_CONCURRENT_REQUESTS + 4; id++) {
+      transport.feed(call(id, "test/work"));
+    }
+    await sleep(20);
+    assert.equal(
+      started,
+      written === "atOnce"
+        ? MAX_CONCURRENT_REQUESTS + 4
+        : MAX_CONCURRENT_REQUESTS,
+      written,
+    );
+    gate.resolve();
+    transport.end();
+    await done;
+    assert.equal(idsOf(transport).length, MAX_CONCURRENT_REQUESTS + 4);
+  }
 });
 
 Deno.test("serve: pressure asks the transport to wait once MAX_HELD_RESPONSES places are held, by requests waiting to start or by answers behind a slower one", async () => {

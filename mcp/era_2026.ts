@@ -30,9 +30,9 @@ import {
   RpcError,
 } from "./jsonrpc.ts";
 import { isLoggingLevel } from "./logging.ts";
+import { type CacheHint, existsIn, type MethodFacts } from "./methods.ts";
 import {
   gatheredResponses,
-  INPUT_REQUIRED_METHODS,
   InputCollector,
   InputRequiredError,
   openRequestState,
@@ -58,6 +58,8 @@ export interface ModernServer {
   readonly protocolVersions: readonly string[];
   /** Who the server is (`serverInfo`). */
   readonly info: object;
+  /** The registry row of `method`, if the server has one. */
+  method(method: string): MethodFacts | undefined;
   /** Run the handler of one request with `session`. */
   handleRequest(
     id: RequestMessage["id"],
@@ -90,44 +92,7 @@ export const ModernErrorCode = {
   UnsupportedProtocolVersion: ErrorCode.UnsupportedProtocolVersion,
 } as const;
 
-/**
- * Methods of the handshake era that 2026-07-28 removed: a request for one
- * that carries a 2026-07-28 `_meta` is -32601.
- */
-export const REMOVED_METHODS: ReadonlySet<string> = new Set([
-  "initialize",
-  "ping",
-  "logging/setLevel",
-  "resources/subscribe",
-  "resources/unsubscribe",
-]);
-
-/** A caching hint: how long a result stays fresh, and who may share it. */
-export interface CacheHint {
-  /** Milliseconds the client may consider the result fresh. */
-  ttlMs: number;
-  /** `public`: the same for every caller; `private`: for this caller. */
-  cacheScope: "public" | "private";
-}
-
-/**
- * The caching hints of each cacheable method. The lists of tools, prompts
- * and templates are the same for every caller and change only when the
- * server says so (`list_changed`); files may change at any time and belong
- * to whoever runs the server, so their list and contents are private and
- * fresh for a few seconds only.
- */
-export const CACHE_HINTS: Readonly<Record<string, CacheHint>> = {
-  "server/discover": { ttlMs: 300_000, cacheScope: "public" },
-  "tools/list": { ttlMs: 300_000, cacheScope: "public" },
-  "prompts/list": { ttlMs: 300_000, cacheScope: "public" },
-  "resources/templates/list": { ttlMs: 300_000, cacheScope: "public" },
-  // The skills extension: a server's skills are its own, the same for all.
-  "skills/list": { ttlMs: 300_000, cacheScope: "public" },
-  "skills/get": { ttlMs: 300_000, cacheScope: "public" },
-  "resources/list": { ttlMs: 5_000, cacheScope: "private" },
-  "resources/read": { ttlMs: 5_000, cacheScope: "private" },
-};
+export type { CacheHint };
 
 /**
  * The session of one stateless request: its version, client capabilities,
@@ -303,26 +268,23 @@ export async function dispatchModern(
   const key = idKey(id);
   let session: RequestSession;
   let state: RequestState | undefined;
+  let facts: MethodFacts | undefined;
   try {
     session = sessionOf(server, base, key, params?._meta, id);
-    if (REMOVED_METHODS.has(method)) {
+    facts = server.method(method);
+    const version = session.protocolVersion as string;
+    if (facts !== undefined && !existsIn(facts, version)) {
       throw new RpcError(
         ErrorCode.MethodNotFound,
         describeError(
           ErrorCode.MethodNotFound,
-          `"${method}" is not part of MCP ${session.protocolVersion}, which this request's _meta names; ${
-            method === "initialize"
-              ? `a stateless client needs no handshake (send initialize without "${META.protocolVersion}" in _meta for an older version)`
-              : method === "ping"
-              ? "any request (server/discover, say) shows the server is alive"
-              : method === "logging/setLevel"
-              ? `set "${META.logLevel}" in each request's _meta instead`
-              : "use subscriptions/listen with resourceSubscriptions instead"
+          `"${method}" is not part of MCP ${version}, which this request's _meta names${
+            facts.instead === undefined ? "" : `; ${facts.instead}`
           }.`,
         ),
       );
     }
-    if (INPUT_REQUIRED_METHODS.has(method)) {
+    if (facts?.asksInput === true) {
       if (params?.requestState !== undefined) {
         state = await openRequestState(params.requestState, method, params);
       }
@@ -354,7 +316,7 @@ export async function dispatchModern(
     line = first.line;
   }
   if (line === undefined) return undefined;
-  return shape(server, method, line);
+  return shape(server, method, line, facts?.cacheHint);
 }
 
 /** The `input_required` answer to `message`, asking for what `inputs` need. */
@@ -384,7 +346,8 @@ const NOT_FOUND_PREFIX = ',"error":{"code":-32002,';
 
 /**
  * The 2026-07-28 form of an encoded answer to `method`: a result gets
- * `resultType` (unless it has one), the caching hints of its method, and
+ * `resultType` (unless it has one), the caching hint of its method (by
+ * default its registry row's, see {@linkcode ModernServer.method}), and
  * the server's identity in `_meta`; a resource-not-found error (-32002)
  * becomes -32602. The id's text is kept as it was (it comes first, and a
  * string id cannot contain an unescaped quote).
@@ -393,6 +356,7 @@ export function shape(
   server: ModernServer,
   method: string,
   line: string,
+  hint: CacheHint | undefined = server.method(method)?.cacheHint,
 ): string {
   const at = line.indexOf(RESULT_KEY);
   if (at < 0) {
@@ -405,7 +369,6 @@ export function shape(
   const result = JSON.parse(line.slice(at + RESULT_KEY.length, -1));
   if (result.resultType === "input_required") return line;
   const shaped: JsonObject = { resultType: "complete", ...result };
-  const hint = CACHE_HINTS[method];
   if (hint !== undefined) {
     shaped.ttlMs = hint.ttlMs;
     shaped.cacheScope = hint.cacheScope;

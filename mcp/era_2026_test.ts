@@ -1,7 +1,8 @@
 import { strict as assert } from "node:assert";
 import { META, ModernErrorCode, shape } from "./era_2026.ts";
 import { decode, ErrorCode, type JsonObject, RpcError } from "./jsonrpc.ts";
-import { type HandlerMap, McpServer } from "./server.ts";
+import type { MethodFacts } from "./methods.ts";
+import { type HandlerMap, McpServer, specOf } from "./server.ts";
 import { Session } from "./session.ts";
 
 const V = "2026-07-28";
@@ -27,10 +28,30 @@ const FORM = {
   },
 };
 
+/**
+ * What the registry rows of the methods these tests use say (the server's
+ * own rows are in `handlers/mod.ts`): a bare handler given to `setUp`
+ * gets its method's.
+ */
+const FACTS: Readonly<Record<string, MethodFacts>> = {
+  "ping": { until: "2025-11-25", instead: "any request shows it" },
+  "tools/list": { cacheHint: { ttlMs: 300_000, cacheScope: "public" } },
+  "tools/call": { asksInput: true },
+  "resources/read": {
+    asksInput: true,
+    cacheHint: { ttlMs: 5_000, cacheScope: "private" },
+  },
+};
+
 /** A server of `handlers` speaking 2026-07-28, and what its session sent. */
 function setUp(handlers: HandlerMap, versions = [V, "2025-06-18"]) {
   const server = new McpServer({
-    handlers,
+    handlers: Object.fromEntries(
+      Object.entries(handlers).map(([method, entry]) => [
+        method,
+        { ...FACTS[method], ...specOf(entry) },
+      ]),
+    ),
     info: { name: "era-test", version: "1.0.0" },
     protocolVersions: versions,
   });

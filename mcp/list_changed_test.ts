@@ -58,15 +58,24 @@ const INITIALIZE = {
 };
 // The few methods these tests need, standing in for handlers/mod.ts's.
 const handlers: HandlerMap = {
-  "initialize": (_params, { session }) => {
-    session.state = "initializing";
-    return {};
+  "initialize": {
+    handler: (_params, { session }) => {
+      session.state = "initializing";
+      return {};
+    },
+    atOnce: true,
   },
-  "notifications/initialized": (_params, { session }) => {
-    if (session.state === "initializing") session.state = "ready";
+  "notifications/initialized": {
+    handler: (_params, { session }) => {
+      if (session.state === "initializing") session.state = "ready";
+    },
+    atOnce: true,
   },
-  "tools/list": () => ({ tools: [] }),
-  "resources/list": () => ({ resources: [] }),
+  "tools/list": { handler: () => ({ tools: [] }), capability: "tools" },
+  "resources/list": {
+    handler: () => ({ resources: [] }),
+    capability: "resources",
+  },
 };
 
 const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" };
@@ -81,7 +90,10 @@ function tool(name: string) {
 }
 
 Deno.test("capabilitiesOf: listChanged on the lists only when asked", () => {
-  const map = { ...handlers, "prompts/list": () => ({ prompts: [] }) };
+  const map: HandlerMap = {
+    ...handlers,
+    "prompts/list": { handler: () => ({ prompts: [] }), capability: "prompts" },
+  };
   assert.equal(
     JSON.stringify(capabilitiesOf(map)),
     '{"tools":{},"resources":{},"prompts":{}}',
@@ -90,7 +102,10 @@ Deno.test("capabilitiesOf: listChanged on the lists only when asked", () => {
     JSON.stringify(capabilitiesOf(map, { listChanged: true })),
     '{"tools":{"listChanged":true},"resources":{"listChanged":true},"prompts":{"listChanged":true}}',
   );
-  const withLogging = { ...handlers, "logging/setLevel": () => ({}) };
+  const withLogging: HandlerMap = {
+    ...handlers,
+    "logging/setLevel": { handler: () => ({}), capability: "logging" },
+  };
   assert.deepEqual(
     capabilitiesOf(withLogging, { listChanged: true }).logging,
     {},

@@ -17,13 +17,6 @@
 
 import { ErrorCode, isObject, type JsonObject, RpcError } from "./jsonrpc.ts";
 
-/** The methods a server may answer with an `input_required` result. */
-export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([
-  "tools/call",
-  "prompts/get",
-  "resources/read",
-]);
-
 /** How long a `requestState` is accepted after it was issued (ms). */
 export const REQUEST_STATE_TTL_MS = 10 * 60_000;
 

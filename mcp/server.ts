@@ -37,6 +37,9 @@ import { PromptRegistry } from "./prompt.ts";
 import type { ClientRequestOptions, Session } from "./session.ts";
 import { type ToolContext, ToolRegistry } from "./tool.ts";
 import { isModernVersion } from "./protocol_versions.ts";
+import { capabilitiesOf, type MethodFacts } from "./methods.ts";
+
+export { capabilitiesOf, type CapabilityOptions } from "./methods.ts";
 
 /** What a handler gets beside its params. */
 export interface HandlerContext extends ToolContext {
@@ -59,9 +62,10 @@ export type Handler = (
 
 /**
  * A handler whose module loads on its first call, keeping that module (and
- * what it imports) off the start-up path. It runs once the server is ready
- * (see {@linkcode McpServer.ready}): a lazy handler may use the tool and
- * resource registries that the server's `setup` fills.
+ * what it imports) off the start-up path. Like any handler not declared
+ * `atOnce`, it runs once the server is ready (see
+ * {@linkcode McpServer.ready}), so it may use the tool and resource
+ * registries that the server's `setup` fills.
  *
  * @example
  * ```ts
@@ -92,13 +96,31 @@ export function lazyHandler(load: () => Promise<Handler>): Handler {
 const PRELOADS = new WeakMap<Handler, () => void>();
 
 /**
- * The method name → handler map a server dispatches through. A method named
- * `notifications/…` is a notification: its handler runs only for messages
- * without an `id`, and a request for it is -32601. Every other method is a
- * request: its handler runs only for messages with an `id`, and a
- * notification of it is ignored.
+ * One row of a method registry: the method's handler and what else holds
+ * for it (see {@linkcode MethodFacts}: whether it is answered at once, its
+ * capability, its versions, its 2026-07-28 caching hint, `Mcp-Name` field
+ * and whether it may ask the client for input).
  */
-export type HandlerMap = Readonly<Record<string, Handler>>;
+export interface MethodSpec extends MethodFacts {
+  /** What answers the method. */
+  readonly handler: Handler;
+}
+
+/**
+ * The method registry a server dispatches through: method name → its row
+ * ({@linkcode MethodSpec}), or a bare handler, which is a row that says
+ * nothing else (not answered at once, no capability, every version). A
+ * method named `notifications/…` is a notification: its handler runs only
+ * for messages without an `id`, and a request for it is -32601. Every
+ * other method is a request: its handler runs only for messages with an
+ * `id`, and a notification of it is ignored.
+ */
+export type HandlerMap = Readonly<Record<string, Handler | MethodSpec>>;
+
+/** The row of a {@linkcode HandlerMap} entry (a bare handler's has no facts). */
+export function specOf(entry: Handler | MethodSpec): MethodSpec {
+  return typeof entry === "function" ? { handler: entry } : entry;
+}
 
 /** Whether `method` names a notification (MCP names them `notifications/…`). */
 export function isNotificationMethod(method: string): boolean {
@@ -172,54 +194,6 @@ export const LATEST_PROTOCOL_VERSION = "2025-06-18";
  * first page (or stop after a few) still see all of it.
  */
 export const DEFAULT_PAGE_SIZE = 1000;
-
-/** Each capability, and the method whose handler implies it. */
-const CAPABILITY_METHODS = [
-  ["tools", "tools/list"],
-  ["resources", "resources/list"],
-  ["prompts", "prompts/list"],
-  ["logging", "logging/setLevel"],
-  ["completions", "completion/complete"],
-] as const;
-
-/** Options of {@linkcode capabilitiesOf}. */
-export interface CapabilityOptions {
-  /**
-   * Declare `listChanged: true` for tools, resources and prompts: the
-   * server then announces changes of those lists (see
-   * {@linkcode McpServer.listChanged}). Default false.
-   */
-  listChanged?: boolean;
-}
-
-// The capabilities whose list can change.
-const LISTS: ReadonlySet<string> = new Set(["tools", "resources", "prompts"]);
-
-/**
- * The initialize `capabilities` a method map implies: an object for each
- * feature whose method it handles, in the order tools, resources,
- * prompts, logging, completions; empty unless `options` ask for more.
- *
- * @example
- * ```ts
- * import { capabilitiesOf } from "./server.ts";
- * const caps = capabilitiesOf({ "tools/list": () => ({ tools: [] }) });
- * console.log(JSON.stringify(caps)); // {"tools":{}}
- * ```
- */
-export function capabilitiesOf(
-  handlers: HandlerMap,
-  options: CapabilityOptions = {},
-): JsonObject {
-  const capabilities: JsonObject = {};
-  for (const [capability, method] of CAPABILITY_METHODS) {
-    if (!Object.hasOwn(handlers, method)) continue;
-    capabilities[capability] = options.listChanged && LISTS.has(capability)
-      ? { listChanged: true }
-      : {};
-  }
-  return capabilities;
-}
 
 // One is made per message, so everything a handler may not need (the id
 // key, _meta, the AbortController) is worked out on first use.
@@ -347,8 +321,6 @@ class RequestContext implements HandlerContext {
 
 const EMPTY_PARAMS: JsonObject = Object.freeze({}) as JsonObject;
 
-const AsyncFunction = (async () => {}).constructor;
-
 /**
  * The encoded -32603 answer to request `id` for `method` when the server
  * failed on it (the details go to the log, not to the client).
@@ -430,8 +402,8 @@ export class McpServer {
   // slashes) put it in dictionary mode. Requests and notifications live in
   // separate maps, so a request can never reach a notification's handler
   // (whose return value is not an answer).
-  readonly #requests = new Map<string, Handler>();
-  readonly #notifications = new Map<string, Handler>();
+  readonly #requests = new Map<string, MethodSpec>();
+  readonly #notifications = new Map<string, MethodSpec>();
   // Each session's logger (see loggerFor), made on its first record.
   readonly #sessionLoggers = new WeakMap<Session, Logger>();
   #ready: Promise<void> | undefined;
@@ -440,8 +412,8 @@ export class McpServer {
   // one test per request for it.
   readonly #modern: ModernDispatch | undefined;
   /**
-   * Until setup has run: async handlers wait for it, and list changes are
-   * the server's starting lists, not news.
+   * Until setup has run: handlers not answered at once wait for it, and
+   * list changes are the server's starting lists, not news.
    */
   #setupPending: boolean;
   readonly #listeners = new Set<(kind: ListKind) => void>();
@@ -449,10 +421,10 @@ export class McpServer {
   /** Make a server from its configuration. */
   constructor(options: McpServerOptions) {
     this.handlers = options.handlers;
-    for (const [method, handler] of Object.entries(options.handlers)) {
+    for (const [method, entry] of Object.entries(options.handlers)) {
       if (isNotificationMethod(method)) {
-        this.#notifications.set(method, handler);
-      } else this.#requests.set(method, handler);
+        this.#notifications.set(method, specOf(entry));
+      } else this.#requests.set(method, specOf(entry));
     }
     this.info = options.info;
     const versions = options.protocolVersions ?? [LATEST_PROTOCOL_VERSION];
@@ -509,11 +481,11 @@ export class McpServer {
 
   /**
    * Resolves once the server's `setup` has run (it runs on the first call
-   * that needs it). The server awaits it before it runs any `async` handler
-   * (every {@linkcode lazyHandler} is one), so handlers never call it
-   * themselves; plain functions such as `ping` and `initialize` run at
-   * once and must not need what setup provides. A failed setup is retried
-   * on the next call rather than cached.
+   * that needs it). The server awaits it before it runs any handler whose
+   * row is not `atOnce`, so handlers never call it themselves; those
+   * declared `atOnce`, such as `ping` and `initialize`, run at once and
+   * must not need what setup provides. A failed setup is retried on the
+   * next call rather than cached.
    */
   ready(): Promise<void> {
     if (this.#ready === undefined) {
@@ -547,15 +519,22 @@ export class McpServer {
   }
 
   /**
-   * Whether a request for `method` is answered without waiting: its
-   * handler is a plain (not `async`) function, like `ping`'s, or there is
-   * none (-32601). A connection that limits how many requests run at once
-   * may let these through at any time, so they never queue behind slow
-   * ones.
+   * The registry row of `method` (a request's or a notification's), or
+   * undefined when the server has no such method.
+   */
+  method(method: string): MethodSpec | undefined {
+    return this.#requests.get(method) ?? this.#notifications.get(method);
+  }
+
+  /**
+   * Whether a request for `method` is answered without waiting: its row
+   * declares `atOnce` (as `ping`'s does), or there is none (-32601). A
+   * connection that limits how many requests run at once may let these
+   * through at any time, so they never queue behind slow ones.
    */
   answersAtOnce(method: string): boolean {
-    const handler = this.#requests.get(method);
-    return handler === undefined || !(handler instanceof AsyncFunction);
+    const spec = this.#requests.get(method);
+    return spec === undefined || spec.atOnce === true;
   }
 
   /**
@@ -646,8 +625,8 @@ export class McpServer {
     params: JsonObject | undefined,
     session: Session,
   ): string | Promise<string | undefined> {
-    const handler = this.#requests.get(method);
-    if (handler === undefined) {
+    const spec = this.#requests.get(method);
+    if (spec === undefined) {
       return encodeError(
         id,
         ErrorCode.MethodNotFound,
@@ -664,8 +643,9 @@ export class McpServer {
     }
     const ctx = new RequestContext(this, session, id, params ?? EMPTY_PARAMS);
     let result: unknown;
+    const handler = spec.handler;
     try {
-      if (this.#setupPending && handler instanceof AsyncFunction) {
+      if (this.#setupPending && spec.atOnce !== true) {
         PRELOADS.get(handler)?.();
         result = this.ready().then(() => handler(params ?? EMPTY_PARAMS, ctx));
       } else result = handler(params ?? EMPTY_PARAMS, ctx);
@@ -732,11 +712,12 @@ export class McpServer {
     params: JsonObject | undefined,
     session: Session,
   ): void {
-    const handler = this.#notifications.get(method);
-    if (handler === undefined) {
+    const spec = this.#notifications.get(method);
+    if (spec === undefined) {
       this.loggerFor(session).log("debug", `ignored notification ${method}`);
       return;
     }
+    const handler = spec.handler;
     const ctx = new RequestContext(
       this,
       session,
@@ -750,7 +731,7 @@ export class McpServer {
         error,
       );
     try {
-      const result = this.#setupPending && handler instanceof AsyncFunction
+      const result = this.#setupPending && spec.atOnce !== true
         ? this.ready().then(() => handler(params ?? EMPTY_PARAMS, ctx))
         : handler(params ?? EMPTY_PARAMS, ctx);
       if (result instanceof Promise) result.catch(report);

@@ -156,20 +156,24 @@ Deno.test("server: default capabilities follow the method map, in a fixed key or
   const all = new McpServer({
     info,
     handlers: {
-      "completion/complete": handler,
-      "logging/setLevel": handler,
-      "prompts/list": handler,
-      "resources/list": handler,
-      "tools/list": handler,
+      "completion/complete": { handler, capability: "completions" },
+      "logging/setLevel": { handler, capability: "logging" },
+      "prompts/list": { handler, capability: "prompts" },
+      "resources/list": { handler, capability: "resources" },
+      "tools/list": { handler, capability: "tools" },
     },
   });
   assert.equal(
     JSON.stringify(all.capabilities),
     '{"tools":{},"resources":{},"prompts":{},"logging":{},"completions":{}}',
   );
+  // A bare handler declares nothing, whatever its method's name.
   assert.equal(
     JSON.stringify(
-      new McpServer({ info, handlers: { ping: handler } })
+      new McpServer({
+        info,
+        handlers: { ping: handler, "tools/list": handler },
+      })
         .capabilities,
     ),
     "{}",
@@ -413,7 +417,7 @@ Deno.test("ctx.log and the diagnostics about a session reach that session alone,
   assert.equal(loud.sent.length, 2);
 });
 
-Deno.test("server: any async handler waits for setup; plain ones answer at once", async () => {
+Deno.test("server: a handler waits for setup unless its row says atOnce, however it is written", async () => {
   let setupDone = false;
   const release = Promise.withResolvers<void>();
   const server = new McpServer({
@@ -423,7 +427,10 @@ Deno.test("server: any async handler waits for setup; plain ones answer at once"
         await Promise.resolve();
         return { setupDone };
       },
+      // Not `async`, but returns a promise: the same as the one above.
+      "test/promise": () => Promise.resolve().then(() => ({ setupDone })),
       "test/plain": () => ({ setupDone }),
+      "test/at-once": { handler: () => ({ setupDone }), atOnce: true },
     },
     setup: async () => {
       await release.promise;
@@ -431,17 +438,23 @@ Deno.test("server: any async handler waits for setup; plain ones answer at once"
     },
   });
   const session = new Session(() => {});
-  const asyncAnswer = server.handle(
-    { jsonrpc: "2.0", id: 1, method: "test/async" },
+  const waiting = ["test/async", "test/promise", "test/plain"].map((
+    method,
+    i,
+  ) => server.handle({ jsonrpc: "2.0", id: i, method }, session));
+  const atOnce = await server.handle(
+    { jsonrpc: "2.0", id: 9, method: "test/at-once" },
     session,
   );
-  const plainAnswer = await server.handle(
-    { jsonrpc: "2.0", id: 2, method: "test/plain" },
-    session,
-  );
-  assert.deepEqual(plainAnswer?.result, { setupDone: false });
+  assert.deepEqual(atOnce?.result, { setupDone: false });
+  assert.equal(server.answersAtOnce("test/at-once"), true);
+  for (const method of ["test/async", "test/promise", "test/plain"]) {
+    assert.equal(server.answersAtOnce(method), false, method);
+  }
   release.resolve();
-  assert.deepEqual((await asyncAnswer)?.result, { setupDone: true });
+  for (const answer of await Promise.all(waiting)) {
+    assert.deepEqual(answer?.result, { setupDone: true });
+  }
 });
 
 Deno.test("server: a lazy handler's module loads while setup runs, not after it", async () => {

@@ -74,7 +74,12 @@ Deno.test("watchResources: no watch without the subscribe capability", () => {
   // subscriptions: a provider that can watch is not enough.
   const server = new McpServer({
     info: { name: "example-mcp", version: "1.0.0" },
-    handlers: { "resources/list": () => ({ resources: [] }) },
+    handlers: {
+      "resources/list": {
+        handler: () => ({ resources: [] }),
+        capability: "resources",
+      },
+    },
     resources: fakeProvider(),
   });
   assert.deepEqual(server.capabilities, { resources: {} });

@@ -49,7 +49,8 @@ async function withServer(
   let tick = () => {};
   const held = Promise.withResolvers<string>();
   const handlers: HandlerMap = {
-    "ping": () => EMPTY_RESULT,
+    // Gone from 2026-07-28, as in the server's registry (handlers/mod.ts).
+    "ping": { handler: () => EMPTY_RESULT, atOnce: true, until: "2025-11-25" },
     "initialize": (params, { session }) => {
       session.protocolVersion = String(params.protocolVersion);
       session.state = "initializing";
