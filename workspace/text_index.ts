@@ -22,30 +22,22 @@
  * @module
  */
 
-import { decodeText, isProbablyText, SNIFF_BYTES } from "./content.ts";
-import { Postings } from "./trigrams.ts";
+import { buildIndex, type BuildOutcome } from "./index_build.ts";
+import { cacheFile } from "./index_cache.ts";
 import {
-  type WalkEntry,
-  type WalkSkips,
-  walkSkips,
-  type Workspace,
-  WorkspaceError,
-} from "./workspace.ts";
+  addFile,
+  dataFromParts,
+  FILE_SKIPPED,
+  FILE_TEXT,
+  type IndexData,
+  scanTree,
+  scratchFor,
+  type SkipEvent,
+} from "./index_data.ts";
+import type { IndexJob, IndexReply } from "./index_worker.ts";
+import type { Workspace } from "./workspace.ts";
 
-/** What a search makes of an indexed file. */
-export const FILE_TEXT = 0;
-/** A file a search skips (binary, over the read cap, or unreadable). */
-export const FILE_SKIPPED = 1;
-
-/** A kind of entry a walk left out, and where. */
-export interface SkipEvent {
-  /** Position (in walk order) of the first file the walk yielded after it. */
-  file: number;
-  /** Which counter of {@linkcode WalkSkips} it added to. */
-  kind: keyof WalkSkips;
-  /** By how much. */
-  count: number;
-}
+export { FILE_SKIPPED, FILE_TEXT, type SkipEvent };
 
 /** The index as one consistent snapshot, for one query. */
 export interface IndexView {
@@ -75,12 +67,28 @@ export interface IndexStats {
   bytes: number;
   /** How long the first build took, in ms. */
   buildMs: number;
+  /** Files read by the first build (the others came from the cache). */
+  read: number;
+  /** Files whose entries came from the cache, unchanged. */
+  kept: number;
+  /** Whether the first build ran on a worker thread. */
+  worker: boolean;
+  /** What happened to the cache ("loaded", "saved", why not…); [] without. */
+  cache: string[];
 }
 
 /** Options of {@linkcode TextIndex.start}. */
 export interface TextIndexOptions {
   /** Files larger than this are skipped, as the search skips them. */
   maxReadBytes: number;
+  /**
+   * Keep the index in this directory between runs (`index_cache.ts`): a
+   * start loads it, reads only the files that changed, and saves it when
+   * anything did.
+   */
+  cacheDir?: string;
+  /** Build on the main thread even when a worker could (for tests). */
+  noWorker?: boolean;
   /** Told once the first build is done. */
   onReady?: (stats: IndexStats) => void;
   /** Told when the index gives up (it then never answers). */
@@ -88,11 +96,6 @@ export interface TextIndexOptions {
   /** A burst of changes is applied after this long without events (ms). */
   quietMs?: number;
 }
-
-// Largest file read into the reused buffer.
-const SCRATCH_BYTES = 1 << 20;
-
-const SKIP_KINDS = ["unreadable", "vanished", "badNames", "tooDeep"] as const;
 
 // The index works this long at most before the event loop gets a turn in
 // which it polls input (a timer's: see `turn`), in milliseconds.
@@ -103,17 +106,39 @@ function turn(): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
-/** The ancestors of a relative path, nearest first, without "". */
-function ancestors(path: string): string[] {
-  const out: string[] = [];
-  for (
-    let at = path.lastIndexOf("/");
-    at > 0;
-    at = path.lastIndexOf("/", at - 1)
-  ) {
-    out.push(path.slice(0, at));
+/** A pacer: a turn of the event loop every {@linkcode SLICE_MS}. */
+function pacer(): () => Promise<void> | undefined {
+  let sliceEnd = performance.now() + SLICE_MS;
+  return () => {
+    if (performance.now() <= sliceEnd) return undefined;
+    return turn().then(() => {
+      sliceEnd = performance.now() + SLICE_MS;
+    });
+  };
+}
+
+// Where the worker module is: beside this one when run from source; in
+// the bundle, `deno task bundle` writes it beside the bundle as
+// `index_worker.js`. Undefined when neither is there (a bundle copied
+// alone): the index is then built on the main thread, in slices.
+let found: URL | undefined | null = null;
+
+function workerUrl(): URL | undefined {
+  if (found === null) {
+    found = undefined;
+    for (const name of ["./index_worker.ts", "./index_worker.js"]) {
+      const url = new URL(name, import.meta.url);
+      try {
+        if (url.protocol === "file:" && Deno.statSync(url).isFile) {
+          found = url;
+          break;
+        }
+      } catch {
+        // Not here; try the next name.
+      }
+    }
   }
-  return out;
+  return found;
 }
 
 /** An index of `workspace`'s text, built and kept fresh in the background. */
@@ -121,16 +146,12 @@ export class TextIndex {
   readonly #ws: Workspace;
   readonly #options: TextIndexOptions;
   readonly #prefix: string;
-  // Made with the first build: its tables are large.
-  #postings: Postings | undefined;
-  // By id (append-only: an id is never reused).
-  #relative: string[] = [];
-  #absolute: string[] = [];
-  #kinds: number[] = [];
-  #lengths: number[] = [];
+  // Made by the first build.
+  #data: IndexData | undefined;
   #view: IndexView | undefined;
   #dirs: string[] = [];
   #watcher: Deno.FsWatcher | undefined;
+  #worker: Worker | undefined;
   #closed = false;
   #failed = false;
   // Changes: counted when reported, and applied.
@@ -198,6 +219,8 @@ export class TextIndex {
     this.#closed = true;
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.#worker?.terminate();
+    this.#worker = undefined;
     this.#unwatch();
     this.#wake();
   }
@@ -212,6 +235,8 @@ export class TextIndex {
   #fail(error: unknown): void {
     if (this.#closed) return;
     this.#failed = true;
+    this.#worker?.terminate();
+    this.#worker = undefined;
     this.#unwatch();
     this.#options.onError?.(error);
     this.#wake();
@@ -219,109 +244,112 @@ export class TextIndex {
 
   async #build(): Promise<void> {
     const started = performance.now();
-    // Watch first, then read: a change after the watch starts is
-    // reported, so what is read afterwards is never missed.
-    const dirs: string[] = [];
-    let sliceEnd = performance.now() + SLICE_MS;
-    for await (const entry of this.#ws.walk()) {
-      if (this.#closed) return;
-      if (this.#isRealDirectory(entry)) dirs.push(entry.absolute);
-      if (performance.now() > sliceEnd) {
-        await turn();
-        sliceEnd = performance.now() + SLICE_MS;
-      }
+    const cache = this.#options.cacheDir === undefined
+      ? undefined
+      : cacheFile(this.#options.cacheDir, {
+        root: this.#ws.root,
+        includeIgnored: this.#ws.includeIgnored,
+        maxReadBytes: this.#options.maxReadBytes,
+      });
+    const url = this.#options.noWorker ? undefined : workerUrl();
+    let outcome: BuildOutcome | undefined;
+    let worker = false;
+    if (url !== undefined) {
+      outcome = await this.#buildOnWorker(url, cache);
+      worker = outcome !== undefined;
     }
-    this.#watch([this.#ws.root, ...dirs]);
-    await this.#scan(new Set());
-    if (this.#closed || this.#failed) return;
-    const postings = this.#postings as Postings;
+    if (outcome === undefined && !this.#closed && !this.#failed) {
+      // No worker: the same build here, giving the event loop turns.
+      outcome = await buildIndex(this.#ws, {
+        maxReadBytes: this.#options.maxReadBytes,
+        cacheFile: cache,
+        watch: (dirs) => Promise.resolve(this.#watch(dirs)),
+        pace: pacer(),
+        stopped: () => this.#closed,
+      });
+    }
+    if (outcome === undefined || this.#closed || this.#failed) return;
+    this.#adopt(outcome.data);
+    const data = outcome.data;
     this.#stats = {
-      files: this.#view?.order.length ?? 0,
-      textFiles: this.#kinds.filter((k) => k === FILE_TEXT).length,
-      postings: postings.postings,
-      bytes: postings.bytes,
+      files: data.order.length,
+      textFiles: [...data.order].filter((id) => data.kinds[id] === FILE_TEXT)
+        .length,
+      postings: data.postings.postings,
+      bytes: data.postings.bytes,
       buildMs: performance.now() - started,
+      read: outcome.read,
+      kept: outcome.kept,
+      worker,
+      cache: outcome.cache,
     };
     this.#options.onReady?.(this.#stats);
     this.#wake();
     this.#schedule();
   }
 
-  #isRealDirectory(entry: WalkEntry): boolean {
-    return entry.isDirectory &&
-      entry.absolute === this.#prefix + entry.relative;
-  }
-
   /**
-   * Walk the tree and make a new view: a file already indexed under the
-   * same path, reached the same way, and untouched by `changed` (paths
-   * reported as changed, and their directories) keeps its id; others are
-   * read and indexed.
+   * The build on a worker; undefined when the worker cannot start (the
+   * caller builds here). A worker that starts and then fails fails the
+   * index.
    */
-  async #scan(changed: Set<string>): Promise<void> {
-    const previous = new Map<string, number>();
-    const view = this.#view;
-    this.#postings ??= new Postings();
-    // Too many dead ids: start over, so memory does not grow with churn.
-    const live = view?.order.length ?? 0;
-    if (view !== undefined && this.#postings.nextId > 2 * live + 1024) {
-      this.#postings = new Postings();
-      this.#relative = [];
-      this.#absolute = [];
-      this.#kinds = [];
-      this.#lengths = [];
-    } else if (view !== undefined && !this.#rereadAll) {
-      for (const id of view.order) previous.set(this.#relative[id], id);
+  #buildOnWorker(
+    url: URL,
+    cache: string | undefined,
+  ): Promise<BuildOutcome | undefined> {
+    let worker: Worker;
+    try {
+      worker = new Worker(url, { type: "module" });
+    } catch {
+      return Promise.resolve(undefined);
     }
-    this.#rereadAll = false;
-    const touched = (relative: string) =>
-      changed.has(relative) || ancestors(relative).some((a) => changed.has(a));
-    const order: number[] = [];
-    const skipEvents: SkipEvent[] = [];
-    const dirs: string[] = [this.#ws.root];
-    const skips = walkSkips();
-    const seen = walkSkips();
-    // Record the skips the walk counted since last time, at the place in
-    // the file order where they happened.
-    const noteSkips = () => {
-      for (const kind of SKIP_KINDS) {
-        if (skips[kind] === seen[kind]) continue;
-        skipEvents.push({
-          file: order.length,
-          kind,
-          count: skips[kind] - seen[kind],
-        });
-        seen[kind] = skips[kind];
+    this.#worker = worker;
+    const { promise, resolve, reject } = Promise.withResolvers<
+      BuildOutcome | undefined
+    >();
+    const end = () => {
+      worker.terminate();
+      if (this.#worker === worker) this.#worker = undefined;
+    };
+    worker.onmessage = (event: MessageEvent<IndexReply>) => {
+      const reply = event.data;
+      if ("dirs" in reply) {
+        this.#watch(reply.dirs);
+        worker.postMessage({ watching: true });
+      } else if ("done" in reply) {
+        end();
+        try {
+          resolve({ ...reply, data: dataFromParts(reply.done) });
+        } catch (error) {
+          reject(error);
+        }
+      } else {
+        end();
+        reject(new Error(`the index worker failed: ${reply.error}`));
       }
     };
-    const scratch = new Uint8Array(
-      Math.min(this.#options.maxReadBytes, SCRATCH_BYTES) + 1,
-    );
-    let sliceEnd = performance.now() + SLICE_MS;
-    // Every file is read: its metadata comes with the listing (opens).
-    for await (const entry of this.#ws.walk({ skips, opens: true })) {
-      if (this.#closed) return;
-      if (performance.now() > sliceEnd) {
-        await turn();
-        sliceEnd = performance.now() + SLICE_MS;
-      }
-      noteSkips();
-      if (this.#isRealDirectory(entry)) dirs.push(entry.absolute);
-      if (!entry.isFile) continue;
-      const old = previous.get(entry.relative);
-      const real = entry.absolute.startsWith(this.#prefix)
-        ? entry.absolute.slice(this.#prefix.length)
-        : entry.absolute;
-      if (
-        old !== undefined && this.#absolute[old] === entry.absolute &&
-        !touched(entry.relative) && !touched(real)
-      ) {
-        order.push(old);
-        continue;
-      }
-      order.push(await this.#add(entry, entry.relative, scratch));
-    }
-    noteSkips();
+    worker.onerror = (event) => {
+      event.preventDefault();
+      end();
+      reject(new Error(`the index worker failed: ${event.message}`));
+    };
+    const job: IndexJob = {
+      root: this.#ws.root,
+      includeIgnored: this.#ws.includeIgnored,
+      descriptorPaths: false,
+      maxReadBytes: this.#options.maxReadBytes,
+      cacheFile: cache,
+    };
+    this.#ws.descriptorPaths().then((descriptorPaths) => {
+      worker.postMessage({ ...job, descriptorPaths });
+    }, reject);
+    return promise;
+  }
+
+  /** Make `data` the index's, and watch the directories it went through. */
+  #adopt(data: IndexData): void {
+    this.#data = data;
+    const dirs = data.dirs;
     if (this.#dirs.join("\0") !== dirs.join("\0")) {
       // Directories not watched while they were read: watch them, and read
       // them again (what changed in them before the watch began was not
@@ -332,56 +360,35 @@ export class TextIndex {
         if (!watched.has(dir)) this.#note(dir.slice(this.#prefix.length), true);
       }
     }
-    const postings = this.#postings;
+    const postings = data.postings;
     this.#view = {
-      order: Int32Array.from(order),
-      relative: this.#relative,
-      kinds: this.#kinds,
-      lengths: this.#lengths,
-      skipEvents,
+      order: data.order,
+      relative: data.relative,
+      kinds: data.kinds,
+      lengths: data.lengths,
+      skipEvents: data.skipEvents,
       matching: (trigrams) => postings.matching(trigrams),
     };
   }
 
-  /** Read and index one file; returns its new id. */
-  async #add(
-    target: WalkEntry | string,
-    relative: string,
-    scratch: Uint8Array,
-  ): Promise<number> {
-    const postings = this.#postings as Postings;
-    let id: number;
-    let kind = FILE_SKIPPED;
-    let length = 0;
-    let absolute = typeof target === "string" ? "" : target.absolute;
-    try {
-      const read = await this.#ws.readFile(target, {
-        maxBytes: this.#options.maxReadBytes,
-        skipLarger: true,
-        scratch,
-      });
-      absolute = read.absolute;
-      const bytes = read.bytes;
-      if (read.truncated || !isProbablyText(bytes.subarray(0, SNIFF_BYTES))) {
-        id = postings.addNothing();
-      } else {
-        kind = FILE_TEXT;
-        id = postings.addAsciiBytes(bytes);
-        if (id === -1) {
-          const text = decodeText(bytes);
-          id = postings.addText(text);
-          length = text.length;
-        } else length = bytes.length;
-      }
-    } catch (error) {
-      if (!(error instanceof WorkspaceError)) throw error;
-      id = postings.addNothing();
-    }
-    this.#relative[id] = relative;
-    this.#absolute[id] = absolute;
-    this.#kinds[id] = kind;
-    this.#lengths[id] = length;
-    return id;
+  /**
+   * Walk the tree and make a new view: a file already indexed under the
+   * same path, reached the same way, and untouched by `changed` (paths
+   * reported as changed, and their directories) keeps its id; others are
+   * read and indexed.
+   */
+  async #scan(changed: Set<string>): Promise<void> {
+    const rereadAll = this.#rereadAll;
+    this.#rereadAll = false;
+    const data = await scanTree(this.#ws, this.#data, {
+      maxReadBytes: this.#options.maxReadBytes,
+      changed,
+      rereadAll,
+      pace: pacer(),
+      stopped: () => this.#closed,
+    });
+    if (data === undefined) return;
+    this.#adopt(data);
   }
 
   #unwatch(): void {
@@ -467,7 +474,7 @@ export class TextIndex {
         // Many dead ids (files indexed again and again): the walk starts
         // the postings over.
         const live = this.#view?.order.length ?? 0;
-        const churned = (this.#postings?.nextId ?? 0) > 2 * live + 1024;
+        const churned = (this.#data?.postings.nextId ?? 0) > 2 * live + 1024;
         if (structural || churned || !await this.#refreshFiles(paths)) {
           for (const path of paths) {
             if (path === ".gitignore" || path.endsWith("/.gitignore")) {
@@ -492,11 +499,12 @@ export class TextIndex {
    */
   async #refreshFiles(paths: Set<string>): Promise<boolean> {
     const view = this.#view;
-    if (view === undefined) return false;
+    const data = this.#data;
+    if (view === undefined || data === undefined) return false;
     const byAbsolute = new Map<string, number[]>();
     for (let at = 0; at < view.order.length; at++) {
       const id = view.order[at];
-      const absolute = this.#absolute[id];
+      const absolute = data.absolute[id];
       const list = byAbsolute.get(absolute);
       if (list === undefined) byAbsolute.set(absolute, [at]);
       else list.push(at);
@@ -513,18 +521,22 @@ export class TextIndex {
       positions.push(...found);
     }
     const order = Int32Array.from(view.order);
-    const scratch = new Uint8Array(
-      Math.min(this.#options.maxReadBytes, SCRATCH_BYTES) + 1,
-    );
-    let sliceEnd = performance.now() + SLICE_MS;
+    const scratch = scratchFor(this.#options.maxReadBytes);
+    const pace = pacer();
     for (const at of positions) {
-      if (performance.now() > sliceEnd) {
-        await turn();
-        sliceEnd = performance.now() + SLICE_MS;
-      }
-      const relative = this.#relative[order[at]];
-      order[at] = await this.#add(relative, relative, scratch);
+      const paced = pace();
+      if (paced !== undefined) await paced;
+      const relative = data.relative[order[at]];
+      order[at] = await addFile(
+        this.#ws,
+        data,
+        relative,
+        relative,
+        this.#options.maxReadBytes,
+        scratch,
+      );
     }
+    data.order = order;
     this.#view = { ...view, order };
     return true;
   }

@@ -51,12 +51,35 @@ export function trigramsOf(text: string): number[] {
   return [...out];
 }
 
+/** Bytes of one page of {@linkcode Postings}' arena. */
+export const POSTINGS_PAGE_BYTES = 1 << 22;
+
+/** The state of {@linkcode Postings}, as plain buffers. */
+export interface PostingsParts {
+  /** Per trigram: address of its first block (0: none). */
+  head: Int32Array;
+  /**
+   * Four numbers per trigram, side by side (one cache line for the hot
+   * path): address of the next byte to write, the end of its last block,
+   * the last id written plus one, and the address of its last block.
+   */
+  state: Int32Array;
+  /** The arena's pages, {@linkcode POSTINGS_PAGE_BYTES} each. */
+  pages: ArrayBuffer[];
+  /** Bytes used in the last page. */
+  used: number;
+  /** The id the next file added gets. */
+  nextId: number;
+  /** (trigram, file) pairs stored. */
+  postings: number;
+}
+
 /** Most trigrams of a query whose postings {@linkcode Postings.matching} reads. */
 export const MATCHING_TRIGRAMS = 8;
 
 // Pages of the arena; blocks never cross a page.
 const PAGE_BITS = 22;
-const PAGE_BYTES = 1 << PAGE_BITS;
+const PAGE_BYTES = POSTINGS_PAGE_BYTES;
 // A block: next block's address (int32), its size (int32), then data.
 const HEADER = 8;
 const FIRST_BLOCK = 16;
@@ -71,22 +94,48 @@ const LARGEST_BLOCK = 4096;
  */
 export class Postings {
   // Address 0 is never a block: it means "none".
-  readonly #head = new Int32Array(TRIGRAM_COUNT);
-  readonly #tail = new Int32Array(TRIGRAM_COUNT);
-  // Next byte to write, and the last id written plus one (for deltas).
-  readonly #pos = new Int32Array(TRIGRAM_COUNT);
-  readonly #last = new Int32Array(TRIGRAM_COUNT);
+  readonly #head: Int32Array;
+  // Per trigram at 4t: the next byte to write, the end of the last block,
+  // the last id written plus one (for deltas), and the last block. See
+  // `PostingsParts.state`.
+  readonly #state: Int32Array;
   readonly #pages: Uint8Array[] = [];
   readonly #words: Int32Array[] = [];
   #used = PAGE_BYTES; // Bytes used in the last page (full: none yet).
-  // Which file last added each trigram (id + 1), for de-duplication.
-  readonly #seen = new Int32Array(TRIGRAM_COUNT);
   #nextId = 0;
   #postings = 0;
 
+  /** Empty postings (see {@linkcode Postings.fromParts} for others). */
+  constructor(parts?: PostingsParts) {
+    if (parts === undefined) {
+      this.#head = new Int32Array(TRIGRAM_COUNT);
+      this.#state = new Int32Array(4 * TRIGRAM_COUNT);
+      return;
+    }
+    if (
+      parts.head.length !== TRIGRAM_COUNT ||
+      parts.state.length !== 4 * TRIGRAM_COUNT
+    ) {
+      throw new RangeError("postings: a table of the wrong size");
+    }
+    this.#head = parts.head;
+    this.#state = parts.state;
+    for (const buffer of parts.pages) {
+      if (buffer.byteLength !== PAGE_BYTES) {
+        throw new RangeError("postings: a page of the wrong size");
+      }
+      this.#pages.push(new Uint8Array(buffer));
+      this.#words.push(new Int32Array(buffer));
+    }
+    this.#used = parts.pages.length === 0 ? PAGE_BYTES : parts.used;
+    this.#nextId = parts.nextId;
+    this.#postings = parts.postings;
+  }
+
   /** Bytes held: the fixed tables and the pages. */
   get bytes(): number {
-    return 5 * 4 * TRIGRAM_COUNT + this.#pages.length * PAGE_BYTES;
+    return 5 * 4 * TRIGRAM_COUNT + this.#bits.byteLength +
+      this.#pages.length * PAGE_BYTES;
   }
 
   /** How many (trigram, file) pairs were added. */
@@ -117,29 +166,32 @@ export class Postings {
   }
 
   #append(trigram: number, id: number): void {
-    let value = id + 1 - this.#last[trigram];
-    this.#last[trigram] = id + 1;
+    const state = this.#state;
+    const at = trigram << 2;
+    let value = id + 1 - state[at + 2];
+    state[at + 2] = id + 1;
     this.#postings++;
-    let pos = this.#pos[trigram];
-    let tail = this.#tail[trigram];
-    if (tail === 0) {
-      tail = this.#allocate(FIRST_BLOCK);
-      this.#head[trigram] = tail;
-      pos = tail + HEADER;
+    let pos = state[at];
+    let end = state[at + 1];
+    if (end === 0) {
+      const first = this.#allocate(FIRST_BLOCK);
+      this.#head[trigram] = first;
+      state[at + 3] = first;
+      pos = first + HEADER;
+      end = first + FIRST_BLOCK;
     }
-    let page = this.#pages[tail >>> PAGE_BITS];
-    let end = tail +
-      this.#words[tail >>> PAGE_BITS][((tail & (PAGE_BYTES - 1)) >> 2) + 1];
+    let page = this.#pages[pos >>> PAGE_BITS];
     for (;;) {
       if (pos === end) {
         // The block is full: chain a larger one.
+        const tail = state[at + 3];
         const size = Math.min((end - tail) * 2, LARGEST_BLOCK);
         const next = this.#allocate(size);
         this.#words[tail >>> PAGE_BITS][(tail & (PAGE_BYTES - 1)) >> 2] = next;
-        tail = next;
-        page = this.#pages[tail >>> PAGE_BITS];
-        pos = tail + HEADER;
-        end = tail + size;
+        state[at + 3] = next;
+        page = this.#pages[next >>> PAGE_BITS];
+        pos = next + HEADER;
+        end = next + size;
       }
       const byte = value & 0x7f;
       value >>>= 7;
@@ -151,29 +203,57 @@ export class Postings {
       page[pos & (PAGE_BYTES - 1)] = byte | 0x80;
       pos++;
     }
-    this.#pos[trigram] = pos;
-    this.#tail[trigram] = tail;
+    state[at] = pos;
+    state[at + 1] = end;
+  }
+
+  // One file's distinct trigrams: a bit per trigram (small enough to stay
+  // in the processor's cache, unlike the tables), and the list of them.
+  readonly #bits = new Int32Array((TRIGRAM_COUNT >>> 5) + 1);
+  #list = new Int32Array(4096);
+
+  /** Note trigram `t` for the file being added; returns the list's length. */
+  #note(t: number, count: number): number {
+    const bits = this.#bits;
+    const word = t >>> 5;
+    const mask = 1 << (t & 31);
+    if ((bits[word] & mask) !== 0) return count;
+    bits[word] |= mask;
+    if (count === this.#list.length) {
+      const grown = new Int32Array(count * 2);
+      grown.set(this.#list);
+      this.#list = grown;
+    }
+    this.#list[count] = t;
+    return count + 1;
+  }
+
+  /** Append `id` to the listed trigrams (in order), clearing their bits. */
+  #flush(count: number, id: number): void {
+    const list = this.#list;
+    const bits = this.#bits;
+    for (let i = 0; i < count; i++) {
+      const t = list[i];
+      bits[t >>> 5] = 0;
+      this.#append(t, id);
+    }
   }
 
   /** Add a file's text under a new id (returned). */
   addText(text: string): number {
     const id = this.#nextId++;
-    const stamp = id + 1;
-    const seen = this.#seen;
     const n = text.length;
     if (n < 3) return id;
     let a = symbolOf(text.charCodeAt(0));
     let b = symbolOf(text.charCodeAt(1));
+    let count = 0;
     for (let i = 2; i < n; i++) {
       const c = symbolOf(text.charCodeAt(i));
-      const t = (a * SYMBOLS + b) * SYMBOLS + c;
-      if (seen[t] !== stamp) {
-        seen[t] = stamp;
-        this.#append(t, id);
-      }
+      count = this.#note((a * SYMBOLS + b) * SYMBOLS + c, count);
       a = b;
       b = c;
     }
+    this.#flush(count, id);
     return id;
   }
 
@@ -188,22 +268,21 @@ export class Postings {
       if (bytes[i] >= 128) return -1;
     }
     const id = this.#nextId++;
-    const stamp = id + 1;
-    const seen = this.#seen;
     if (n < 3) return id;
+    const bits = this.#bits;
     let a = symbolOf(bytes[0]);
     let b = symbolOf(bytes[1]);
+    let count = 0;
     for (let i = 2; i < n; i++) {
       const code = bytes[i];
       const c = code >= 65 && code <= 90 ? code + 32 : code;
       const t = (a * SYMBOLS + b) * SYMBOLS + c;
-      if (seen[t] !== stamp) {
-        seen[t] = stamp;
-        this.#append(t, id);
-      }
+      // The common case (seen already in this file) without a call.
+      if ((bits[t >>> 5] & (1 << (t & 31))) === 0) count = this.#note(t, count);
       a = b;
       b = c;
     }
+    this.#flush(count, id);
     return id;
   }
 
@@ -212,12 +291,94 @@ export class Postings {
     return this.#nextId++;
   }
 
+  /**
+   * The postings' state as plain buffers (the tables, and the pages up to
+   * the last one's used bytes), for another thread or a cache file: see
+   * {@linkcode Postings.fromParts}. The parts share memory with this
+   * object: transfer them, and this object is not to be used again.
+   */
+  parts(): PostingsParts {
+    return {
+      head: this.#head,
+      state: this.#state,
+      pages: this.#pages.map((page) => page.buffer as ArrayBuffer),
+      used: this.#used,
+      nextId: this.#nextId,
+      postings: this.#postings,
+    };
+  }
+
+  /**
+   * Postings made of `parts` (from {@linkcode Postings.parts}, or a
+   * cache file), after checking that every trigram's chain of blocks
+   * lies in the pages, in order, and ends where its table says: a chain
+   * that loops, leaves the pages or overlaps a block's header throws a
+   * `RangeError`. (Ids decoded from a block are not checked: a wrong one
+   * is only a wrong candidate, and a cache's checksum guards them.)
+   */
+  static fromParts(parts: PostingsParts): Postings {
+    const out = new Postings(parts);
+    out.#check();
+    return out;
+  }
+
+  #check(): void {
+    const pages = this.#pages.length;
+    const bad = (why: string) => new RangeError(`postings: ${why}`);
+    if (this.#nextId < 0 || this.#postings < 0) throw bad("negative count");
+    if (this.#used < 0 || this.#used > PAGE_BYTES) throw bad("bad fill");
+    // Where the allocated bytes end, as an address.
+    const end = pages === 0 ? 0 : ((pages - 1) << PAGE_BITS) + this.#used;
+    // Each block is reached once: chains never share or loop.
+    const limit = end / FIRST_BLOCK + 1;
+    let blocks = 0;
+    const inside = (block: number, size: number) =>
+      block > 0 && (block & 3) === 0 && block + size <= end &&
+      ((block & (PAGE_BYTES - 1)) + size) <= PAGE_BYTES;
+    for (let t = 0; t < TRIGRAM_COUNT; t++) {
+      let block = this.#head[t];
+      const tail = this.#state[4 * t + 3];
+      if (block === 0) {
+        if (
+          tail !== 0 || this.#state[4 * t] !== 0 ||
+          this.#state[4 * t + 1] !== 0 || this.#state[4 * t + 2] !== 0
+        ) {
+          throw bad("an empty trigram with data");
+        }
+        continue;
+      }
+      for (;;) {
+        if (!inside(block, HEADER)) throw bad("a block outside the pages");
+        const words = this.#words[block >>> PAGE_BITS];
+        const word = (block & (PAGE_BYTES - 1)) >> 2;
+        const size = words[word + 1];
+        if (
+          size < FIRST_BLOCK || size > LARGEST_BLOCK || !inside(block, size)
+        ) {
+          throw bad("a block of a bad size");
+        }
+        if (++blocks > limit) throw bad("a chain that loops");
+        if (block === tail) {
+          const pos = this.#state[4 * t];
+          if (
+            pos < block + HEADER || pos > block + size ||
+            this.#state[4 * t + 1] !== block + size
+          ) {
+            throw bad("a write position outside its block");
+          }
+          break;
+        }
+        block = words[word];
+      }
+    }
+  }
+
   /** Call `visit` with each id holding `trigram`, in increasing order. */
   forEach(trigram: number, visit: (id: number) => void): void {
     let block = this.#head[trigram];
     if (block === 0) return;
-    const tail = this.#tail[trigram];
-    const stop = this.#pos[trigram];
+    const tail = this.#state[(trigram << 2) + 3];
+    const stop = this.#state[trigram << 2];
     let id = 0;
     let value = 0;
     let shift = 0;
@@ -251,7 +412,7 @@ export class Postings {
       const words = this.#words[block >>> PAGE_BITS];
       const word = (block & (PAGE_BYTES - 1)) >> 2;
       bytes += words[word + 1];
-      if (block === this.#tail[trigram]) break;
+      if (block === this.#state[(trigram << 2) + 3]) break;
       block = words[word];
     }
     return bytes;
