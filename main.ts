@@ -206,12 +206,17 @@ async function openWorkspace(
   const given = config.root.length > 0;
   if (config.index && config.root.length === 1) {
     options.index = {
+      ...(config.indexCache === "" ? {} : { cacheDir: config.indexCache }),
       onReady: (stats) =>
         server.logger.log(
           "info",
           `index ready: ${stats.files} files (${stats.textFiles} text), ${stats.postings} postings in ${
             (stats.bytes / 1048576).toFixed(0)
-          } MiB, built in ${(stats.buildMs / 1000).toFixed(1)} s`,
+          } MiB, built in ${
+            (stats.buildMs / 1000).toFixed(1)
+          } s, ${stats.read} files read${
+            stats.cache.length === 0 ? "" : `; cache: ${stats.cache.join(", ")}`
+          }`,
         ),
       onError: (error) =>
         server.logger.log("warn", "the index stopped; searches scan:", error),

@@ -231,6 +231,16 @@ export const FLAGS = {
     help:
       "index one `--root` in memory for `find_files` and `search_text`, built in the background, kept fresh",
   },
+  indexCache: {
+    name: "index-cache",
+    kind: "path",
+    arg: "DIR",
+    default: "",
+    example: "~/.cache/shipcode-mcp",
+    defaultText: "none",
+    help:
+      "keep the index (turns `--index` on) in DIR across restarts: a restart reads only the files that changed; the server may write in DIR and nowhere else",
+  },
   rg: {
     name: "rg",
     kind: "path",
@@ -604,6 +614,15 @@ function readValue(flag: Flag, text: string, cwd: string): Value {
           }, got an empty string; for example ${name} ${exampleOf(flag)}`,
         );
       }
+      // Deno's permission flags (`--allow-write=DIR`, `--allow-run=PATH`)
+      // cannot carry a comma.
+      if (flag.kind === "path" && text.includes(",")) {
+        throw new UsageError(
+          `${name} cannot take a path with a comma (Deno's permission flags cannot carry one); for example ${name} ${
+            exampleOf(flag)
+          }`,
+        );
+      }
       // Absolute, so logs, resource URIs and `config` output never depend
       // on the directory the client happens to start the server in.
       return absolutePath(cwd, text);
@@ -747,6 +766,8 @@ export function parseFlags(args: string[], cwd: string): Command {
     } else config[key] = defaultOf(flag);
   }
   const result = config as unknown as Config;
+  // A kept index is an index.
+  if (result.indexCache !== "") result.index = true;
   if (positionals.length === 0) return { kind: "serve", config: result };
   if (positionals[0] === "config") {
     if (positionals.length <= 2) {

@@ -103,6 +103,10 @@ Deno.test("flags: refusals name the flag and the fix", () => {
     ],
     [["--features", ","], /^--features takes prompts, completion,/],
     [["--features", "all,prompts"], /got "all"/],
+    [
+      ["--index-cache", "/a,b"],
+      /^--index-cache cannot take a path with a comma/,
+    ],
   ];
   for (const [args, message] of cases) {
     assert.throws(() => parseFlags(args, "/w"), (error: unknown) => {

@@ -31,7 +31,8 @@ export const PERMISSION_FLAGS: readonly string[] = [
  * address it listens on, and the environment only for the variables
  * holding the token (with `--http`) and the request-state key (on either
  * transport); with `rg` (the `--rg` value, "" or left out: none), running
- * that one program.
+ * that one program; with `indexCache` (the `--index-cache` directory, ""
+ * or left out: none), writing in that directory and nowhere else.
  */
 export function permissionFlags(
   options: {
@@ -39,6 +40,7 @@ export function permissionFlags(
     authTokenEnv: string;
     stateKeyEnv?: string;
     rg?: string;
+    indexCache?: string;
   },
 ): string[] {
   const names: string[] = [];
@@ -52,6 +54,9 @@ export function permissionFlags(
   const extra = options.http === "" ? [] : [`--allow-net=${options.http}`];
   if (names.length > 0) extra.push(`--allow-env=${names.join(",")}`);
   if ((options.rg ?? "") !== "") extra.push(`--allow-run=${options.rg}`);
+  if ((options.indexCache ?? "") !== "") {
+    extra.push(`--allow-write=${options.indexCache}`);
+  }
   return [PERMISSION_FLAGS[0], ...extra, ...PERMISSION_FLAGS.slice(1)];
 }
 

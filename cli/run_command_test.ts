@@ -211,3 +211,14 @@ Deno.test("permissionFlags: --state-key-env adds its variable on either transpor
     ],
   );
 });
+
+Deno.test("permissionFlags: --index-cache DIR may write in DIR and nowhere else", () => {
+  assert.deepEqual(
+    permissionFlags({ http: "", authTokenEnv: "", indexCache: "/c/idx" }),
+    ["--allow-read", "--allow-write=/c/idx", "--allow-sys=uid", "--no-prompt"],
+  );
+  assert.ok(
+    !permissionFlags({ http: "", authTokenEnv: "", indexCache: "" })
+      .some((flag) => flag.startsWith("--allow-write")),
+  );
+});
