@@ -1,6 +1,7 @@
 /**
- * Builds the bundle, `dist/shipcode-mcp.js` and its search worker
- * `dist/scan_worker.js`, with `deno bundle`: one JavaScript file that
+ * Builds the bundle, `dist/shipcode-mcp.js`, its search worker
+ * `dist/scan_worker.js` and its index worker `dist/index_worker.js`, with
+ * `deno bundle`: one JavaScript file that
  * carries every module the server loads, npm packages (mime, Ajv) and
  * lazily imported ones included, so that running it fetches nothing and
  * needs no Deno cache (`tests/offline_test.ts`).
@@ -26,6 +27,7 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 export const BUNDLES: readonly { entry: string; output: string }[] = [
   { entry: "main.ts", output: "dist/shipcode-mcp.js" },
   { entry: "tools/scan_worker.ts", output: "dist/scan_worker.js" },
+  { entry: "workspace/index_worker.ts", output: "dist/index_worker.js" },
 ];
 
 /** Bundle `entry` into `output` (both relative to the repository). */

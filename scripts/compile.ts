@@ -105,10 +105,13 @@ async function compile(
     // The binary runs with the permissions and V8 flags of `deno run`.
     ...DENO_RUN_FLAGS,
     "--quiet",
-    // Search's worker threads load this module by URL, so it is not in
-    // main.ts's import graph; without it the binary searches on one thread.
+    // Search's and the index's worker threads load these modules by URL,
+    // so they are not in main.ts's import graph; without them the binary
+    // searches and indexes on one thread.
     "--include",
     join(PROJECT_ROOT, "tools", "scan_worker.ts"),
+    "--include",
+    join(PROJECT_ROOT, "workspace", "index_worker.ts"),
     "-o",
     output,
   ];

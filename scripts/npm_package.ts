@@ -4,8 +4,10 @@
  * (the version is `deno.json`'s). The task bundles the server first
  * (`deno task bundle`); this script adds:
  *
- * - `dist/shipcode-mcp.js` and `dist/scan_worker.js`, the bundle and the
- *   search worker it loads from beside itself (`tools/scan_pool.ts`);
+ * - `dist/shipcode-mcp.js`, `dist/scan_worker.js` and
+ *   `dist/index_worker.js`, the bundle and the search and index workers it
+ *   loads from beside itself (`tools/scan_pool.ts`,
+ *   `workspace/text_index.ts`);
  * - `dist/launch_flags.mjs`, `cli/invocation.ts` bundled for Node: the
  *   `deno run` flags the user's arguments need, computed by the code
  *   `config` and `deno task serve` use;
@@ -20,6 +22,9 @@
 
 import { fileURLToPath } from "node:url";
 import manifest from "../deno.json" with { type: "json" };
+
+/** The files of `dist/` the package carries: the bundle and its workers. */
+const BUNDLE_FILES = ["shipcode-mcp.js", "scan_worker.js", "index_worker.js"];
 
 /** The `deno` npm package the server runs on: the Deno it is tested with. */
 export const DENO_NPM_VERSION = "2.9.6";
@@ -91,7 +96,7 @@ export async function buildNpmPackage(
   out = `${ROOT}dist/npm/`,
 ): Promise<string> {
   const pkg = `${out}package/`;
-  for (const file of ["shipcode-mcp.js", "scan_worker.js"]) {
+  for (const file of BUNDLE_FILES) {
     if (!await exists(`${ROOT}dist/${file}`)) {
       throw new Error(`dist/${file} is missing; run deno task bundle first.`);
     }
@@ -99,7 +104,7 @@ export async function buildNpmPackage(
   await Deno.remove(pkg, { recursive: true }).catch(() => {});
   await Deno.mkdir(`${pkg}bin`, { recursive: true });
   await Deno.mkdir(`${pkg}dist`, { recursive: true });
-  for (const file of ["shipcode-mcp.js", "scan_worker.js"]) {
+  for (const file of BUNDLE_FILES) {
     await Deno.copyFile(`${ROOT}dist/${file}`, `${pkg}dist/${file}`);
   }
   await run(Deno.execPath(), [

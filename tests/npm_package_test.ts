@@ -121,6 +121,7 @@ Deno.test({
               "package/bin/shipcode-mcp.cjs",
               "package/dist/shipcode-mcp.js",
               "package/dist/scan_worker.js",
+              "package/dist/index_worker.js",
               "package/dist/launch_flags.mjs",
             ]
           ) assert.ok(files.includes(file), `${file} in ${files.join(", ")}`);
