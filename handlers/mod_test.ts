@@ -1,5 +1,9 @@
 import { strict as assert } from "node:assert";
 import { existsIn } from "../mcp/methods.ts";
+import {
+  MODERN_PROTOCOL_VERSIONS,
+  PROTOCOL_VERSIONS,
+} from "../mcp/protocol_versions.ts";
 import { capabilitiesOf, specOf } from "../mcp/server.ts";
 import { NAME_KEYS } from "../mcp/transports/http_stateless.ts";
 import {
@@ -32,9 +36,14 @@ Deno.test("methods: the methods 2026-07-28 lacks are those of the handshake alon
     "server/discover",
     "subscriptions/listen",
   ]);
-  // A method a version lacks says what to do instead there.
+  // A method a version lacks says what to do instead there, and its
+  // versions are ones the library speaks.
+  const known = [...PROTOCOL_VERSIONS, ...MODERN_PROTOCOL_VERSIONS];
   for (const [method, row] of rows) {
     if (row.until !== undefined) assert.ok(row.instead, method);
+    for (const version of [row.since, row.until]) {
+      if (version !== undefined) assert.ok(known.includes(version), method);
+    }
   }
 });
 
