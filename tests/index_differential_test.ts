@@ -6,8 +6,10 @@
  * exactly what the scan answers (text, structured counts, notes), for
  * literal, case-insensitive and regex queries, paths, globs and limits
  * that cut the results; and again after files change, appear, vanish and
- * `.gitignore` rules change, once the index has caught up. It also checks
- * that the index did answer (no walk happened) for the queries it can.
+ * `.gitignore` rules change, once the index has caught up; and for an
+ * index reloaded from its cache (`--index-cache`), before and after the
+ * tree changed while no index ran. It also checks that the index did
+ * answer (no walk happened) for the queries it can.
  *
  * @module
  */
@@ -481,5 +483,62 @@ Deno.test("index: regex searches cut by a limit stop where the scan's batches do
     live.close();
     stopRegexWorker();
     await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("index: reloaded from its cache, and caught up after changes made while no index ran, it answers as the scan does", async () => {
+  try {
+    for (const seed of [1, 2, 3, 4]) {
+      const root = await generate(seed);
+      const cacheDir = await Deno.makeTempDir({ prefix: "index_diff_cache_" });
+      const start = async () => {
+        const ws = await Workspace.open(root);
+        const index = TextIndex.start(ws, { maxReadBytes: MAX_READ, cacheDir });
+        await within(index.whenCurrent());
+        return { ws, index };
+      };
+      const check = async (what: string) => {
+        const { ws, index } = await start();
+        try {
+          const scan = await server(await Workspace.open(root));
+          const { view, walks } = counting(ws);
+          const indexed = await server(view, index);
+          assert.ok(index.view() !== undefined, `${what}: not built`);
+          await compare(scan, indexed, walks);
+          return index.stats!;
+        } finally {
+          index.close();
+        }
+      };
+      try {
+        assert.deepEqual((await check("first")).cache, ["none", "saved"]);
+        assert.equal((await check("reloaded")).cache[0], "loaded");
+        // Changed while no index ran: content (the same size, and the
+        // same modification time), files appearing and vanishing, rules,
+        // a new directory, a link retargeted.
+        const always = `${root}/always.c`;
+        const { mtime } = await Deno.stat(always);
+        await Deno.writeTextFile(always, "NEEDLE1 is always here\n");
+        await Deno.utime(always, mtime!, mtime!);
+        await Deno.writeTextFile(`${root}/fresh.txt`, "needle fresh\n");
+        await Deno.remove(`${root}/README.md`).catch(() => {});
+        await Deno.writeTextFile(`${root}/.gitignore`, "*.txt\n!b.txt\n");
+        await Deno.mkdir(`${root}/new/dir`, { recursive: true });
+        await Deno.writeTextFile(`${root}/new/dir/n.c`, "needle1 is here\n");
+        await Deno.remove(`${root}/filelink.txt`).catch(() => {});
+        await Deno.symlink(always, `${root}/filelink.txt`);
+        const caught = await check("changed while down");
+        assert.deepEqual(caught.cache, ["loaded", "saved"]);
+        assert.ok(caught.read > 0);
+      } catch (error) {
+        (error as Error).message = `seed ${seed}: ${(error as Error).message}`;
+        throw error;
+      } finally {
+        await Deno.remove(`${root}/..`, { recursive: true });
+        await Deno.remove(cacheDir, { recursive: true });
+      }
+    }
+  } finally {
+    stopRegexWorker();
   }
 });
