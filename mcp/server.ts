@@ -321,6 +321,19 @@ class RequestContext implements HandlerContext {
 
 const EMPTY_PARAMS: JsonObject = Object.freeze({}) as JsonObject;
 
+// A row as dispatch reads it: one shape for every method (rows differ in
+// which fields they set), so the lookups on the hot path stay monomorphic.
+class Entry {
+  readonly handler: Handler;
+  readonly atOnce: boolean;
+  readonly spec: MethodSpec;
+  constructor(spec: MethodSpec) {
+    this.handler = spec.handler;
+    this.atOnce = spec.atOnce === true;
+    this.spec = spec;
+  }
+}
+
 /**
  * The encoded -32603 answer to request `id` for `method` when the server
  * failed on it (the details go to the log, not to the client).
@@ -402,8 +415,8 @@ export class McpServer {
   // slashes) put it in dictionary mode. Requests and notifications live in
   // separate maps, so a request can never reach a notification's handler
   // (whose return value is not an answer).
-  readonly #requests = new Map<string, MethodSpec>();
-  readonly #notifications = new Map<string, MethodSpec>();
+  readonly #requests = new Map<string, Entry>();
+  readonly #notifications = new Map<string, Entry>();
   // Each session's logger (see loggerFor), made on its first record.
   readonly #sessionLoggers = new WeakMap<Session, Logger>();
   #ready: Promise<void> | undefined;
@@ -423,8 +436,8 @@ export class McpServer {
     this.handlers = options.handlers;
     for (const [method, entry] of Object.entries(options.handlers)) {
       if (isNotificationMethod(method)) {
-        this.#notifications.set(method, specOf(entry));
-      } else this.#requests.set(method, specOf(entry));
+        this.#notifications.set(method, new Entry(specOf(entry)));
+      } else this.#requests.set(method, new Entry(specOf(entry)));
     }
     this.info = options.info;
     const versions = options.protocolVersions ?? [LATEST_PROTOCOL_VERSION];
@@ -523,7 +536,8 @@ export class McpServer {
    * undefined when the server has no such method.
    */
   method(method: string): MethodSpec | undefined {
-    return this.#requests.get(method) ?? this.#notifications.get(method);
+    return (this.#requests.get(method) ?? this.#notifications.get(method))
+      ?.spec;
   }
 
   /**
@@ -533,8 +547,8 @@ export class McpServer {
    * through at any time, so they never queue behind slow ones.
    */
   answersAtOnce(method: string): boolean {
-    const spec = this.#requests.get(method);
-    return spec === undefined || spec.atOnce === true;
+    const entry = this.#requests.get(method);
+    return entry === undefined || entry.atOnce;
   }
 
   /**
@@ -625,8 +639,8 @@ export class McpServer {
     params: JsonObject | undefined,
     session: Session,
   ): string | Promise<string | undefined> {
-    const spec = this.#requests.get(method);
-    if (spec === undefined) {
+    const entry = this.#requests.get(method);
+    if (entry === undefined) {
       return encodeError(
         id,
         ErrorCode.MethodNotFound,
@@ -643,9 +657,9 @@ export class McpServer {
     }
     const ctx = new RequestContext(this, session, id, params ?? EMPTY_PARAMS);
     let result: unknown;
-    const handler = spec.handler;
+    const handler = entry.handler;
     try {
-      if (this.#setupPending && spec.atOnce !== true) {
+      if (this.#setupPending && !entry.atOnce) {
         PRELOADS.get(handler)?.();
         result = this.ready().then(() => handler(params ?? EMPTY_PARAMS, ctx));
       } else result = handler(params ?? EMPTY_PARAMS, ctx);
@@ -712,12 +726,12 @@ export class McpServer {
     params: JsonObject | undefined,
     session: Session,
   ): void {
-    const spec = this.#notifications.get(method);
-    if (spec === undefined) {
+    const entry = this.#notifications.get(method);
+    if (entry === undefined) {
       this.loggerFor(session).log("debug", `ignored notification ${method}`);
       return;
     }
-    const handler = spec.handler;
+    const handler = entry.handler;
     const ctx = new RequestContext(
       this,
       session,
@@ -731,7 +745,7 @@ export class McpServer {
         error,
       );
     try {
-      const result = this.#setupPending && spec.atOnce !== true
+      const result = this.#setupPending && !entry.atOnce
         ? this.ready().then(() => handler(params ?? EMPTY_PARAMS, ctx))
         : handler(params ?? EMPTY_PARAMS, ctx);
       if (result instanceof Promise) result.catch(report);
