@@ -127,7 +127,10 @@ const LISTS: ReadonlySet<string> = new Set(["tools", "resources", "prompts"]);
  */
 export function capabilitiesOf(
   methods: Readonly<
-    Record<string, MethodFacts | ((...args: never[]) => unknown)>
+    Record<
+      string,
+      { readonly capability?: string } | ((...args: never[]) => unknown)
+    >
   >,
   options: CapabilityOptions = {},
 ): JsonObject {
