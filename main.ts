@@ -525,6 +525,8 @@ async function serveOverHttp(config: Config): Promise<number> {
       allowedHosts: config.allowHosts,
       allowHostAdvice: (host) =>
         `restart it with --allow-hosts ${host} (comma-separated with any others)`,
+      allowOriginAdvice: (origin) =>
+        `restart it with --allow-origins ${origin} (comma-separated with any others)`,
       bearerToken,
       maxBodyBytes: config.maxBodyBytes,
       sessionIdleTimeoutMs: config.idleTimeout * 1000,

@@ -210,3 +210,35 @@ Deno.test("--http: a request for another Host is refused with what to do: connec
     await child.stdout.cancel();
   }
 });
+
+Deno.test("--http: a request from another Origin is refused with what to do: restart with --allow-origins", async () => {
+  const child = start(
+    ["--http", "127.0.0.1:0", "--root", ROOT],
+    permissionFlags({ http: "127.0.0.1:0", authTokenEnv: "" }),
+  );
+  const { url, stderr } = await servedUrl(child);
+  try {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        origin: "https://app.example",
+      },
+      body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+    });
+    assert.equal(response.status, 403);
+    const message = await response.text();
+    assert.ok(
+      message.includes(
+        "if requests from that page should reach this server, restart it with --allow-origins https://app.example (comma-separated with any others).",
+      ),
+      message,
+    );
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+    await drain(stderr);
+    await child.stdout.cancel();
+  }
+});

@@ -126,6 +126,13 @@ export interface HttpOptions {
    * default: the {@linkcode HttpOptions.allowedHosts} option.
    */
   allowHostAdvice?: (host: string) => string;
+  /**
+   * What a 403 for an `Origin` not allowed tells its reader to do if the
+   * server should accept `origin` (the header's value, or `ORIGIN` when it
+   * is an odd one); default: the {@linkcode HttpOptions.allowedOrigins}
+   * option.
+   */
+  allowOriginAdvice?: (origin: string) => string;
   /** When set, every request must carry `Authorization: Bearer <token>`. */
   bearerToken?: string;
   /** Largest request body in bytes; default 4 MiB. */
@@ -297,6 +304,7 @@ class StreamableHttpServer implements HttpServer {
   readonly #healthPath: string;
   readonly #hosts: string[];
   readonly #allowHostAdvice: (host: string) => string;
+  readonly #allowOriginAdvice: (origin: string) => string;
   readonly #origins: string[];
   readonly #http: Http1Server;
   readonly #sessions = new Map<string, HttpSessionTransport>();
@@ -365,6 +373,8 @@ class StreamableHttpServer implements HttpServer {
     ];
     this.#allowHostAdvice = options.allowHostAdvice ??
       ((host) => `start it with ${host} in its allowedHosts option`);
+    this.#allowOriginAdvice = options.allowOriginAdvice ??
+      ((origin) => `start it with ${origin} in its allowedOrigins option`);
     this.#origins = [
       ...defaultAllowedOrigins(hostname, port),
       ...(options.allowedOrigins ?? []),
@@ -459,11 +469,19 @@ class StreamableHttpServer implements HttpServer {
       );
     }
     if (!originAllowed(headers.get("origin"), this.#origins)) {
+      const origin = headers.get("origin") ?? "";
+      const named = /^[A-Za-z0-9+.-]{1,32}:\/\/[A-Za-z0-9._:[\]-]{1,255}$/.test(
+          origin,
+        )
+        ? origin
+        : "ORIGIN";
       return errorResponse(
         403,
         `Forbidden: the Origin ${
-          JSON.stringify(headers.get("origin"))
-        } is not allowed (DNS-rebinding protection); start the server with that origin allowed if it should be.`,
+          JSON.stringify(origin)
+        } is not allowed (DNS-rebinding protection); if requests from that page should reach this server, ${
+          this.#allowOriginAdvice(named)
+        }.`,
       );
     }
     const url = new URL(request.url);

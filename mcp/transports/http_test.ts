@@ -482,7 +482,7 @@ Deno.test("http: a forged Host or Origin is 403 and nothing is served", async ()
         await post(url, init, { origin: "http://evil.example" }),
         403,
         -32000,
-        /Origin "http:\/\/evil.example" is not allowed/,
+        /Origin "http:\/\/evil.example" is not allowed \(DNS-rebinding protection\); if requests from that page should reach this server, start it with http:\/\/evil\.example in its allowedOrigins option\./,
       );
       assert.deepEqual(calls, []);
       assert.equal(http.sessions, 0);
