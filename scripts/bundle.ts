@@ -16,10 +16,20 @@
  * renamed over the old one, so a server starting meanwhile reads the old
  * file or the new one, never half of one.
  *
+ * The symbol tools' WebAssembly files (the tree-sitter runtime and its
+ * grammars) cannot be inlined: they are copied from their npm packages
+ * into `dist/tree-sitter/`, where the bundle loads them from
+ * (`symbols/runtime.ts`).
+ *
  * @module
  */
 
 import { fileURLToPath } from "node:url";
+import {
+  BESIDE_BUNDLE,
+  packageWasmUrl,
+  wasmFiles,
+} from "../symbols/runtime.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -56,9 +66,59 @@ export async function bundle(entry: string, output: string): Promise<void> {
   }
 }
 
+/**
+ * Copy the symbol tools' WebAssembly files into `dist/tree-sitter/` (each
+ * under a name of its own, then renamed; one already there at the same
+ * size is kept).
+ */
+export async function copyWasm(): Promise<void> {
+  const dir = `${ROOT}dist/${BESIDE_BUNDLE}`;
+  await Deno.mkdir(dir, { recursive: true });
+  let sources = wasmFiles().map((file) => ({
+    file,
+    url: packageWasmUrl(file),
+  }));
+  if (sources.some(({ url }) => url === undefined || !isFile(url))) {
+    // Not in Deno's cache yet: the grammars' package is only type-imported.
+    await new Deno.Command(Deno.execPath(), {
+      args: ["cache", "--quiet", `${ROOT}symbols/runtime.ts`],
+      cwd: ROOT,
+    }).output();
+    sources = wasmFiles().map((file) => ({ file, url: packageWasmUrl(file) }));
+  }
+  await Promise.all(sources.map(async ({ file, url }) => {
+    if (url === undefined || !isFile(url)) {
+      throw new Error(`${file} is not in Deno's npm cache; run deno install.`);
+    }
+    const target = `${dir}${file}`;
+    const size = Deno.statSync(url).size;
+    if (isFile(target) && Deno.statSync(target).size === size) return;
+    const part = await Deno.makeTempFile({ dir, prefix: ".copy-" });
+    try {
+      await Deno.copyFile(url, part);
+      await Deno.chmod(part, 0o644);
+      await Deno.rename(part, target);
+    } catch (error) {
+      await Deno.remove(part).catch(() => {});
+      throw error;
+    }
+  }));
+}
+
+function isFile(path: string | URL): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
 if (import.meta.main) {
   try {
     await Promise.all(BUNDLES.map((b) => bundle(b.entry, b.output)));
+    // After the bundles: on a cold cache, fetching the grammars' package
+    // would otherwise race the bundlers' own npm installs.
+    await copyWasm();
   } catch (error) {
     console.error((error as Error).message);
     Deno.exit(1);

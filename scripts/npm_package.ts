@@ -8,6 +8,8 @@
  *   `dist/index_worker.js`, the bundle and the search and index workers it
  *   loads from beside itself (`tools/scan_pool.ts`,
  *   `workspace/text_index.ts`);
+ * - `dist/tree-sitter/`, the symbol tools' WebAssembly files, which the
+ *   bundle loads from beside itself (`symbols/runtime.ts`);
  * - `dist/launch_flags.mjs`, `cli/invocation.ts` bundled for Node: the
  *   `deno run` flags the user's arguments need, computed by the code
  *   `config` and `deno task serve` use;
@@ -22,6 +24,7 @@
 
 import { fileURLToPath } from "node:url";
 import manifest from "../deno.json" with { type: "json" };
+import { BESIDE_BUNDLE, wasmFiles } from "../symbols/runtime.ts";
 
 /** The files of `dist/` the package carries: the bundle and its workers. */
 const BUNDLE_FILES = ["shipcode-mcp.js", "scan_worker.js", "index_worker.js"];
@@ -96,15 +99,16 @@ export async function buildNpmPackage(
   out = `${ROOT}dist/npm/`,
 ): Promise<string> {
   const pkg = `${out}package/`;
-  for (const file of BUNDLE_FILES) {
+  const wasm = wasmFiles().map((file) => `${BESIDE_BUNDLE}${file}`);
+  for (const file of [...BUNDLE_FILES, ...wasm]) {
     if (!await exists(`${ROOT}dist/${file}`)) {
       throw new Error(`dist/${file} is missing; run deno task bundle first.`);
     }
   }
   await Deno.remove(pkg, { recursive: true }).catch(() => {});
   await Deno.mkdir(`${pkg}bin`, { recursive: true });
-  await Deno.mkdir(`${pkg}dist`, { recursive: true });
-  for (const file of BUNDLE_FILES) {
+  await Deno.mkdir(`${pkg}dist/${BESIDE_BUNDLE}`, { recursive: true });
+  for (const file of [...BUNDLE_FILES, ...wasm]) {
     await Deno.copyFile(`${ROOT}dist/${file}`, `${pkg}dist/${file}`);
   }
   await run(Deno.execPath(), [

@@ -81,6 +81,10 @@ Deno.test({
         await Deno.symlink(findOnPath(name)!, `${dirs.bin}/${name}`);
       }
       await Deno.writeTextFile(`${dirs.root}/hello.txt`, "hello, npm\n");
+      await Deno.writeTextFile(
+        `${dirs.root}/hello.py`,
+        "def hello():\n    return 'npm'\n",
+      );
       const env: Record<string, string> = {
         PATH: dirs.bin,
         HOME: dirs.home,
@@ -123,6 +127,8 @@ Deno.test({
               "package/dist/scan_worker.js",
               "package/dist/index_worker.js",
               "package/dist/launch_flags.mjs",
+              "package/dist/tree-sitter/tree-sitter.wasm",
+              "package/dist/tree-sitter/tree-sitter-typescript.wasm",
             ]
           ) assert.ok(files.includes(file), `${file} in ${files.join(", ")}`);
         },
@@ -219,6 +225,12 @@ Promise.all(${JSON.stringify(vectors)}.map((a) => l.denoArgs(a)))
               arguments: { path: "hello.txt" },
             });
             assert.match(JSON.stringify(read), /hello, npm/);
+            // The tree-sitter runtime and a grammar, from the package.
+            const outline = await client.callTool({
+              name: "outline",
+              arguments: { path: "hello.py" },
+            });
+            assert.match(JSON.stringify(outline), /function hello 1-2/);
             const { resources } = await client.listResources();
             const hello = resources.find((resource: { uri: string }) =>
               resource.uri.endsWith("/hello.txt")

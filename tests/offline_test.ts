@@ -5,8 +5,9 @@
  * servers with. Each run here gets an empty `DENO_DIR` and an empty `HOME`,
  * `HTTP_PROXY`, `HTTPS_PROXY` and `NPM_CONFIG_REGISTRY` at a local port
  * nobody listens on, and nothing else but `PATH`; the official SDK client
- * then calls every tool (including a regex search and a call whose
- * arguments fail their schema, which loads Ajv), every resource method (a
+ * then calls every tool (including a regex search, an outline, which
+ * loads tree-sitter's WebAssembly, and a call whose arguments fail their
+ * schema, which loads Ajv), every resource method (a
  * text and a binary read), and, with `--features all`, the prompts and
  * completion (and, with `--watch`, a subscription), which load their
  * modules on first use.
@@ -149,8 +150,11 @@ async function toolsAndResources(client: Client): Promise<void> {
   assert.deepEqual(tools.map((t: { name: string }) => t.name).sort(), [
     "file_info",
     "find_files",
+    "find_symbol",
     "list_directory",
+    "outline",
     "read_file",
+    "read_symbol",
     "search_text",
   ]);
   const call = async (name: string, args: Record<string, unknown>) => {
@@ -176,6 +180,9 @@ async function toolsAndResources(client: Client): Promise<void> {
     ["find_files", { pattern: "**/*.ts" }, /src\/main\.ts/],
     ["list_directory", { path: "." }, /README\.md/],
     ["file_info", { path: "README.md" }, /README\.md/],
+    // The symbol tools load the tree-sitter runtime and a grammar, which
+    // ship beside the bundle.
+    ["outline", { path: "src/main.ts" }, /function main 3-5/],
   ];
   for (const [name, args, expected] of checks) {
     const { result, text } = await call(name, args);

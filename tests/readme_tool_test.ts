@@ -21,6 +21,7 @@ const COPIED = [
   "mcp",
   "handlers",
   "resources",
+  "symbols",
   "tools",
   "workspace",
 ];

@@ -15,6 +15,9 @@ import { findFilesTool } from "./find_files.ts";
 import { listDirectoryTool } from "./list_directory.ts";
 import { readFileTool } from "./read_file.ts";
 import { searchTextTool } from "./search_text.ts";
+import { outlineTool } from "./outline.ts";
+import { findSymbolTool } from "./find_symbol.ts";
+import { readSymbolTool } from "./read_symbol.ts";
 
 export type { ToolCaps } from "./common.ts";
 
@@ -34,6 +37,9 @@ export function workspaceTools(
     readFileTool(ws, caps),
     searchTextTool(ws, caps, index),
     fileInfoTool(ws),
+    outlineTool(ws, caps),
+    findSymbolTool(ws, caps),
+    readSymbolTool(ws, caps),
   ].map(reportingWorkspaceErrors);
 }
 

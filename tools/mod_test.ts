@@ -120,6 +120,8 @@ function hostilePaths(base: string, root: string): string[] {
 const EXTRA_ARGUMENTS: Readonly<Record<string, readonly JsonObject[]>> = {
   find_files: [{ pattern: "*" }],
   search_text: [{ query: "SECRET" }, { query: "S.CRET", regex: true }],
+  find_symbol: [{ name: "*", match: "glob" }],
+  read_symbol: [{ name: "SECRET" }],
 };
 
 /**

@@ -91,6 +91,11 @@ export const CASES: readonly Case[] = [
     },
   },
   {
+    name: "outline",
+    call: { tool: "outline", args: { path: "src/main.ts" } },
+    check: (r) => [...notError(r), ...contains(r, "variable x 1")],
+  },
+  {
     name: "error",
     call: { tool: "read_file", args: { path: "missing.txt" } },
     check: (r) => {
