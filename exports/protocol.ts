@@ -30,7 +30,7 @@ export {
   specOf,
 } from "../mcp/server.ts";
 export { type MethodFacts } from "../mcp/methods.ts";
-export { METHODS } from "../handlers/mod.ts";
+export { type MethodGroup, type MethodRow, METHODS } from "../handlers/mod.ts";
 export {
   type Cancellable,
   CLIENT_CAPABILITY_OF,
