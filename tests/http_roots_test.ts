@@ -30,8 +30,6 @@ interface Fixture {
   evil: string;
   /** A link inside the allowed directory to a directory outside it. */
   link: string;
-  /** The server's working directory (its own root). */
-  cwd: string;
 }
 
 async function fixture(): Promise<Fixture> {
@@ -44,9 +42,8 @@ async function fixture(): Promise<Fixture> {
     project: `${dir}/allowed/project`,
     evil: `${dir}/allowed-evil`,
     link: `${dir}/allowed/link-out`,
-    cwd: `${dir}/cwd`,
   };
-  for (const d of [f.allowed, f.project, f.evil, `${dir}/outside`, f.cwd]) {
+  for (const d of [f.allowed, f.project, f.evil, `${dir}/outside`]) {
     await Deno.mkdir(d, { recursive: true });
   }
   await Deno.writeTextFile(`${f.project}/passwd`, "project file\n");
@@ -72,15 +69,15 @@ async function answerOf(response: Response): Promise<Record<string, unknown>> {
 /**
  * Serve `config` over HTTP in-process and call `read_file passwd` as a
  * 2026-07-28 client whose roots are `roots`: the first leg asks for them,
- * the retry gives them. Returns the retry's result.
+ * the retry gives them. Returns the retry's result. The server's own
+ * root, where refused roots leave it, is this process's working directory
+ * (the repository, which holds no passwd); the test does not chdir, since
+ * other test modules start processes meanwhile, which would inherit it.
  */
 async function readPasswd(
   config: Partial<Config>,
-  cwd: string,
   roots: string[],
 ): Promise<{ isError?: boolean; text: string }> {
-  const before = Deno.cwd();
-  Deno.chdir(cwd);
   const server = createServer({
     ...DEFAULTS,
     root: [],
@@ -136,7 +133,6 @@ async function readPasswd(
       text: result.content.map((block) => block.text).join("\n"),
     };
   } finally {
-    Deno.chdir(before);
     await http.shutdown();
   }
 }
@@ -146,7 +142,7 @@ const HTTP: Partial<Config> = { http: "127.0.0.1:0" };
 Deno.test("http roots 2026: without --allow-roots, the client's root file:///etc is refused, and the client is told why", async () => {
   const f = await fixture();
   try {
-    const answer = await readPasswd(HTTP, f.cwd, ["file:///etc"]);
+    const answer = await readPasswd(HTTP, ["file:///etc"]);
     assert.equal(answer.isError, true, answer.text);
     assert.doesNotMatch(answer.text, /root:/);
     assert.match(answer.text, /file:\/\/\/etc/);
@@ -162,19 +158,19 @@ Deno.test("http roots 2026: a root inside --allow-roots is served; a prefix sibl
   const allow = { ...HTTP, allowRoots: [f.allowed] };
   const url = (path: string) => pathToFileURL(path).href;
   try {
-    const served = await readPasswd(allow, f.cwd, [url(f.project)]);
+    const served = await readPasswd(allow, [url(f.project)]);
     assert.equal(served.isError, undefined, served.text);
     assert.match(served.text, /project file/);
     // The allowed directory itself is allowed.
-    const itself = await readPasswd(allow, f.cwd, [url(f.allowed)]);
+    const itself = await readPasswd(allow, [url(f.allowed)]);
     assert.match(itself.text, /does not exist/);
 
-    const evil = await readPasswd(allow, f.cwd, [url(f.evil)]);
+    const evil = await readPasswd(allow, [url(f.evil)]);
     assert.equal(evil.isError, true, evil.text);
     assert.doesNotMatch(evil.text, /secret/);
     assert.match(evil.text, /allowed-evil/);
 
-    const link = await readPasswd(allow, f.cwd, [url(f.link)]);
+    const link = await readPasswd(allow, [url(f.link)]);
     assert.equal(link.isError, true, link.text);
     assert.doesNotMatch(link.text, /secret/);
     // The message names the root as given and its real path.
@@ -182,7 +178,7 @@ Deno.test("http roots 2026: a root inside --allow-roots is served; a prefix sibl
     assert.match(link.text, new RegExp(`${f.dir}/outside`));
 
     // With an allowed root among them, the refused ones are left out.
-    const mixed = await readPasswd(allow, f.cwd, [url(f.evil), url(f.project)]);
+    const mixed = await readPasswd(allow, [url(f.evil), url(f.project)]);
     assert.match(mixed.text, /project file/);
   } finally {
     await Deno.remove(f.dir, { recursive: true });
@@ -194,7 +190,6 @@ Deno.test("http roots 2026: a server not serving HTTP (stdio's configuration) st
   try {
     const answer = await readPasswd(
       {},
-      f.cwd,
       [pathToFileURL(`${f.dir}/outside`).href],
     );
     assert.equal(answer.isError, undefined, answer.text);
