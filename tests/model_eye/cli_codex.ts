@@ -28,7 +28,7 @@ import type {
 } from "./agents.ts";
 import { binPath, installPackage } from "./install.ts";
 import { responsesHandler } from "./openai_responses.ts";
-import { serveStandIn } from "./stand_in.ts";
+import { cliOutcome, serveStandIn } from "./stand_in.ts";
 
 /** The server's name in Codex's configuration. */
 const SERVER_NAME = "shipcode";
@@ -38,9 +38,6 @@ const KEY_ENV = "SHIPCODE_STAND_IN_KEY";
 
 /** The prompt; the stand-in plays its script whatever it says. */
 const PROMPT = "Make the calls.";
-
-/** Most characters of output an outcome keeps (its end). */
-const OUTPUT_KEPT = 64 * 1024;
 
 /** A TOML basic string (JSON's escapes are TOML's). */
 function tomlString(value: string): string {
@@ -146,32 +143,12 @@ async function session(options: SessionOptions): Promise<SessionOutcome> {
       stdout: "piped",
       stderr: "piped",
     }).spawn();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        child.kill("SIGKILL");
-      } catch { /* already gone */ }
-    }, options.timeoutMs);
-    try {
-      const output = await child.output();
-      const decoder = new TextDecoder();
-      const requests = standIn.requests.map((r) =>
-        r.slice(0, r.indexOf(" ", r.indexOf(" ") + 1))
-      );
-      const text = `stand-in requests: ${requests.join(", ")}\n${
-        decoder.decode(output.stdout)
-      }\n--- stderr ---\n${decoder.decode(output.stderr)}${
-        timedOut ? `\n--- killed after ${options.timeoutMs} ms ---` : ""
-      }`;
-      return {
-        readings: options.script.readings,
-        code: output.code,
-        output: text.slice(-OUTPUT_KEPT),
-      };
-    } finally {
-      clearTimeout(timer);
-    }
+    return await cliOutcome(
+      child,
+      standIn,
+      options.script.readings,
+      options.timeoutMs,
+    );
   } finally {
     await standIn.close();
   }

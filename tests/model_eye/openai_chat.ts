@@ -11,7 +11,7 @@
 
 import type { SessionOptions, SessionOutcome } from "./agents.ts";
 import type { Script, Step } from "./script.ts";
-import { serveStandIn, sse } from "./stand_in.ts";
+import { cliOutcome, serveStandIn, sse } from "./stand_in.ts";
 
 /** The model id the stand-in answers as, and lists under `/models`. */
 export const CHAT_MODEL = "stand-in-model";
@@ -181,9 +181,6 @@ export interface ChatCommand {
   cwd: string;
 }
 
-/** Most characters of output an outcome keeps (its end). */
-const OUTPUT_KEPT = 64 * 1024;
-
 /**
  * Run one session of a Chat Completions agent CLI: serve the stand-in over
  * `options.script`, start the CLI that `command` builds for the stand-in's
@@ -206,32 +203,12 @@ export async function chatSession(
       stdout: "piped",
       stderr: "piped",
     }).spawn();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        child.kill("SIGKILL");
-      } catch { /* already gone */ }
-    }, options.timeoutMs);
-    try {
-      const output = await child.output();
-      const decoder = new TextDecoder();
-      const requests = standIn.requests.map((r) =>
-        r.slice(0, r.indexOf(" ", r.indexOf(" ") + 1))
-      );
-      const text = `stand-in requests: ${requests.join(", ")}\n${
-        decoder.decode(output.stdout)
-      }\n--- stderr ---\n${decoder.decode(output.stderr)}${
-        timedOut ? `\n--- killed after ${options.timeoutMs} ms ---` : ""
-      }`;
-      return {
-        readings: options.script.readings,
-        code: output.code,
-        output: text.slice(-OUTPUT_KEPT),
-      };
-    } finally {
-      clearTimeout(timer);
-    }
+    return await cliOutcome(
+      child,
+      standIn,
+      options.script.readings,
+      options.timeoutMs,
+    );
   } finally {
     await standIn.close();
   }

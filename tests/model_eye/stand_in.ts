@@ -6,6 +6,8 @@
  * @module
  */
 
+import type { SessionOutcome } from "./agents.ts";
+
 /** A running stand-in. */
 export interface StandIn {
   /** Its base URL, `http://127.0.0.1:PORT`. */
@@ -56,4 +58,43 @@ export function sse(
       "cache-control": "no-cache",
     },
   });
+}
+
+/** Most characters of a CLI's output kept for diagnosis (its end). */
+const OUTPUT_KEPT = 64 * 1024;
+
+/**
+ * Wait for a CLI run against `standIn` (killed with SIGKILL after
+ * `timeoutMs`) and give its session outcome: what the model read, the
+ * exit code, and for diagnosis the requests the stand-in saw, stdout and
+ * stderr.
+ */
+export async function cliOutcome(
+  child: Deno.ChildProcess,
+  standIn: StandIn,
+  readings: SessionOutcome["readings"],
+  timeoutMs: number,
+): Promise<SessionOutcome> {
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+  }, timeoutMs);
+  try {
+    const output = await child.output();
+    const decoder = new TextDecoder();
+    const requests = standIn.requests.map((r) =>
+      r.slice(0, r.indexOf(" ", r.indexOf(" ") + 1))
+    );
+    const text = `stand-in requests: ${requests.join(", ")}\n${
+      decoder.decode(output.stdout)
+    }\n--- stderr ---\n${decoder.decode(output.stderr)}${
+      timedOut ? `\n--- killed after ${timeoutMs} ms ---` : ""
+    }`;
+    return { readings, code: output.code, output: text.slice(-OUTPUT_KEPT) };
+  } finally {
+    clearTimeout(timer);
+  }
 }
