@@ -56,6 +56,7 @@ import {
   type UnitChunk,
   UnitStopped,
 } from "./scan_unit.ts";
+import { moduleFileBeside } from "../workspace/module_file.ts";
 
 // An idle worker is stopped after this long (ms): warm for the next
 // search, but a live worker would keep a process that is done from ending.
@@ -258,18 +259,10 @@ let found: URL | undefined | null = null;
 function workerUrl(): URL | undefined {
   if (workerModule !== undefined) return workerModule;
   if (found === null) {
-    found = undefined;
-    for (const name of ["./scan_worker.ts", "./scan_worker.js"]) {
-      const url = new URL(name, import.meta.url);
-      try {
-        if (url.protocol === "file:" && Deno.statSync(url).isFile) {
-          found = url;
-          break;
-        }
-      } catch {
-        // Not here; try the next name.
-      }
-    }
+    found = moduleFileBeside(import.meta.url, [
+      "./scan_worker.ts",
+      "./scan_worker.js",
+    ]);
   }
   return found;
 }

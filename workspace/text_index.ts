@@ -36,6 +36,7 @@ import {
 } from "./index_data.ts";
 import type { IndexJob, IndexReply } from "./index_worker.ts";
 import type { Workspace } from "./workspace.ts";
+import { moduleFileBeside } from "./module_file.ts";
 
 export { FILE_SKIPPED, FILE_TEXT, type SkipEvent };
 
@@ -125,18 +126,10 @@ let found: URL | undefined | null = null;
 
 function workerUrl(): URL | undefined {
   if (found === null) {
-    found = undefined;
-    for (const name of ["./index_worker.ts", "./index_worker.js"]) {
-      const url = new URL(name, import.meta.url);
-      try {
-        if (url.protocol === "file:" && Deno.statSync(url).isFile) {
-          found = url;
-          break;
-        }
-      } catch {
-        // Not here; try the next name.
-      }
-    }
+    found = moduleFileBeside(import.meta.url, [
+      "./index_worker.ts",
+      "./index_worker.js",
+    ]);
   }
   return found;
 }
