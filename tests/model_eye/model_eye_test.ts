@@ -77,8 +77,7 @@ for (const agent of AGENTS) {
           });
           const problems: string[] = [];
           CASES.forEach((c, i) => {
-            const reading = outcome.readings.find((r) => r.call === c.call) ??
-              script.readings.find((r) => r.call === c.call);
+            const reading = outcome.readings.find((r) => r.call === c.call);
             if (reading === undefined) {
               problems.push(`${c.name}: no tool result reached the model`);
               return;
