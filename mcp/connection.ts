@@ -313,7 +313,10 @@ class Connection implements Receiver {
       text.charCodeAt(0) === 91 /* [ */ &&
       allowsBatches(this.#session.protocolVersion) && this.#batch(text)
     ) return;
-    const message = decode(text);
+    this.accept(decode(text));
+  }
+
+  accept(message: IncomingMessage): void {
     if (message.kind === "request") {
       // Requests answered at once (ping) never queue behind slow ones.
       if (

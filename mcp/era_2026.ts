@@ -60,14 +60,27 @@ export interface ModernServer {
   readonly info: object;
   /** The registry row of `method`, if the server has one. */
   method(method: string): MethodFacts | undefined;
-  /** Run the handler of one request with `session`. */
+  /** Run the handler of one request with `session`; see `McpServer`. */
   handleRequest(
     id: RequestMessage["id"],
     method: string,
     params: JsonObject | undefined,
     session: Session,
-  ): string | Promise<string | undefined>;
+  ): Answer | Promise<Answer | undefined>;
+  /** The line of `answer`; see `McpServer.encodeAnswer`. */
+  encodeAnswer(
+    id: RequestMessage["id"],
+    method: string,
+    answer: Answer,
+    session: Session,
+  ): string;
 }
+
+/**
+ * What a request came to, before it is encoded (the server's `Answer`,
+ * named here so that this module does not import the server).
+ */
+export type Answer = { result: unknown } | { error: RpcError };
 
 /** The `_meta` keys of the stateless era. */
 export const META = {
@@ -298,11 +311,11 @@ export async function dispatchModern(
   }
   const handled = server.handleRequest(id, method, params, session);
   const inputs = session.inputs;
-  let line: string | undefined;
-  if (inputs === undefined) line = await handled;
+  let answer: Answer | undefined;
+  if (inputs === undefined) answer = await handled;
   else {
     const first = await Promise.race([
-      Promise.resolve(handled).then((line) => ({ line })),
+      Promise.resolve(handled).then((answer) => ({ answer })),
       inputs.firstNeed.then(() => undefined),
     ]);
     if (inputs.needed.size > 0 || first === undefined) {
@@ -313,10 +326,15 @@ export async function dispatchModern(
       await nextTurn();
       return await inputRequired(message, inputs);
     }
-    line = first.line;
+    answer = first.answer;
   }
-  if (line === undefined) return undefined;
-  return shape(server, method, line, facts?.cacheHint);
+  if (answer === undefined) return undefined;
+  return server.encodeAnswer(
+    id,
+    method,
+    shape(server, method, answer, facts?.cacheHint),
+    session,
+  );
 }
 
 /** The `input_required` answer to `message`, asking for what `inputs` need. */
@@ -341,33 +359,29 @@ async function inputRequired(
   });
 }
 
-const RESULT_KEY = ',"result":';
-const NOT_FOUND_PREFIX = ',"error":{"code":-32002,';
-
 /**
- * The 2026-07-28 form of an encoded answer to `method`: a result gets
- * `resultType` (unless it has one), the caching hint of its method (by
- * default its registry row's, see {@linkcode ModernServer.method}), and
- * the server's identity in `_meta`; a resource-not-found error (-32002)
- * becomes -32602. The id's text is kept as it was (it comes first, and a
- * string id cannot contain an unescaped quote).
+ * The 2026-07-28 form of `answer` to `method`: a result (a JSON object)
+ * gets `resultType` (unless it has one), the caching hint of its method
+ * (by default its registry row's, see {@linkcode ModernServer.method}),
+ * and the server's identity in `_meta`; a resource-not-found error
+ * (-32002) becomes -32602. Anything else is answered as it is (a result
+ * that is no object is refused where it is encoded).
  */
 export function shape(
   server: ModernServer,
   method: string,
-  line: string,
+  answer: Answer,
   hint: CacheHint | undefined = server.method(method)?.cacheHint,
-): string {
-  const at = line.indexOf(RESULT_KEY);
-  if (at < 0) {
-    const error = line.indexOf(NOT_FOUND_PREFIX);
-    if (error < 0) return line;
-    const start = error + ',"error":{"code":'.length;
-    return line.slice(0, start) + String(ErrorCode.InvalidParams) +
-      line.slice(start + "-32002".length);
+): Answer {
+  if ("error" in answer) {
+    const { code, message, data } = answer.error;
+    if (code !== ErrorCode.ResourceNotFound) return answer;
+    return { error: new RpcError(ErrorCode.InvalidParams, message, data) };
   }
-  const result = JSON.parse(line.slice(at + RESULT_KEY.length, -1));
-  if (result.resultType === "input_required") return line;
+  const result = answer.result;
+  if (!isObject(result) || result.resultType === "input_required") {
+    return answer;
+  }
   const shaped: JsonObject = { resultType: "complete", ...result };
   if (hint !== undefined) {
     shaped.ttlMs = hint.ttlMs;
@@ -375,5 +389,5 @@ export function shape(
   }
   const meta = isObject(result._meta) ? result._meta : {};
   shaped._meta = { ...meta, [META.serverInfo]: server.info };
-  return line.slice(0, at + RESULT_KEY.length) + JSON.stringify(shaped) + "}";
+  return { result: shaped };
 }

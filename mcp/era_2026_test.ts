@@ -90,7 +90,7 @@ Deno.test("era 2026: the server offers 2026-07-28 only when configured, never by
 });
 
 Deno.test("era 2026: results carry resultType, caching hints and serverInfo; ids are kept exactly as sent", async () => {
-  const { call } = setUp({
+  const { call, server: era, session } = setUp({
     "tools/list": () => ({ tools: [], _meta: { "com.example/x": 1 } }),
     "tools/call": () => ({ content: [] }),
   });
@@ -113,24 +113,30 @@ Deno.test("era 2026: results carry resultType, caching hints and serverInfo; ids
     handlers: {},
     info: { name: "s", version: "1" },
   });
-  // Shaping works on the encoded line: a big id's digits stay as sent.
-  const line = shape(
-    server,
-    "tools/call",
-    '{"jsonrpc":"2.0","id":9007199254740993,"result":{"content":[]}}',
+  // Shaping works on values, and the answer is encoded once after it: a
+  // big id's digits stay as sent.
+  const big = await era.dispatch(
+    decode(
+      `{"jsonrpc":"2.0","id":9007199254740993,"method":"tools/call","params":{"_meta":${
+        JSON.stringify(meta())
+      }}}`,
+    ),
+    session,
   );
   assert.equal(
-    line,
-    '{"jsonrpc":"2.0","id":9007199254740993,"result":{"resultType":"complete","content":[],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}',
+    big,
+    '{"jsonrpc":"2.0","id":9007199254740993,"result":{"resultType":"complete","content":[],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"era-test","version":"1.0.0"}}}}',
   );
-  // A string id that looks like a key does not fool it.
-  const tricky = shape(
-    server,
-    "tools/call",
-    '{"jsonrpc":"2.0","id":",\\"result\\":{","result":{}}',
+  // A result that is no object is refused, not shaped.
+  assert.deepEqual(
+    shape(server, "tools/call", { result: "text" }),
+    { result: "text" },
   );
-  assert.equal(JSON.parse(tricky).id, ',"result":{');
-  assert.equal(JSON.parse(tricky).result.resultType, "complete");
+  const shaped = shape(server, "tools/call", { result: { content: [] } });
+  assert.equal(
+    JSON.stringify(shaped),
+    '{"result":{"resultType":"complete","content":[],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}',
+  );
 });
 
 Deno.test("era 2026: resource not found is -32602; other errors keep their code", async () => {

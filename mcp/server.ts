@@ -335,18 +335,34 @@ class Entry {
 }
 
 /**
- * The encoded -32603 answer to request `id` for `method` when the server
- * failed on it (the details go to the log, not to the client).
+ * What a request came to, before it is encoded: its handler's result, or
+ * the error it is answered with.
  */
-export function encodeInternalError(id: RequestId, method: string): string {
-  return encodeError(
-    id,
+export type Answer = { result: unknown } | { error: RpcError };
+
+function keepAnswer(answer: Answer): Answer {
+  return answer;
+}
+
+// The -32603 error for `method` when the server failed on it (the
+// details go to the log, not to the client).
+function internalError(method: string): RpcError {
+  return new RpcError(
     ErrorCode.InternalError,
     describeError(
       ErrorCode.InternalError,
       `the server failed while handling "${method}"; its log (stderr) has the details.`,
     ),
   );
+}
+
+/**
+ * The encoded -32603 answer to request `id` for `method` when the server
+ * failed on it (the details go to the log, not to the client).
+ */
+export function encodeInternalError(id: RequestId, method: string): string {
+  const { code, message } = internalError(method);
+  return encodeError(id, code, message);
 }
 
 /** What {@linkcode McpServer.dispatch} returns: an encoded response, or nothing. */
@@ -621,89 +637,51 @@ export class McpServer {
 
   /**
    * Handle request `id` with `session` as it is, whatever era its `_meta`
-   * names: what the stateless era's dispatch (`era_2026.ts`) calls with the
-   * session it made for the one request.
+   * names, and answer what it came to, not yet encoded: what the stateless
+   * era's dispatch (`era_2026.ts`) calls with the session it made for the
+   * one request, to shape the answer for its revision before
+   * {@linkcode McpServer.encodeAnswer} writes it once. Nothing when the
+   * request was cancelled.
    */
   handleRequest(
     id: RequestId,
     method: string,
     params: JsonObject | undefined,
     session: Session,
-  ): string | Promise<string | undefined> {
-    return this.#request(id, method, params, session);
-  }
-
-  #request(
-    id: RequestId,
-    method: string,
-    params: JsonObject | undefined,
-    session: Session,
-  ): string | Promise<string | undefined> {
-    const entry = this.#requests.get(method);
-    if (entry === undefined) {
-      return encodeError(
-        id,
-        ErrorCode.MethodNotFound,
-        isNotificationMethod(method)
-          ? describeError(
-            ErrorCode.MethodNotFound,
-            `"${method}" is a notification, not a request; send it without an "id" (a notification gets no response).`,
-          )
-          : describeError(
-            ErrorCode.MethodNotFound,
-            `this server has no method "${method}" (names are case-sensitive).`,
-          ),
-      );
-    }
-    const ctx = new RequestContext(this, session, id, params ?? EMPTY_PARAMS);
-    let result: unknown;
-    const handler = entry.handler;
-    try {
-      if (this.#setupPending && !entry.atOnce) {
-        PRELOADS.get(handler)?.();
-        result = this.ready().then(() => handler(params ?? EMPTY_PARAMS, ctx));
-      } else result = handler(params ?? EMPTY_PARAMS, ctx);
-    } catch (error) {
-      ctx.finished = true;
-      return this.#failure(id, method, error, session);
-    }
-    if (!(result instanceof Promise)) {
-      ctx.finished = true;
-      return this.#success(id, method, result, session);
-    }
-
-    const key = ctx.key as string;
-    session.inFlight.set(key, ctx);
-    return result.then(
-      (value) => {
-        ctx.finished = true;
-        return ctx.aborted
-          ? undefined
-          : this.#success(id, method, value, session);
-      },
-      (error) => {
-        ctx.finished = true;
-        return ctx.aborted
-          ? undefined
-          : this.#failure(id, method, error, session);
-      },
-    ).finally(() => {
-      if (session.inFlight.get(key) === ctx) session.inFlight.delete(key);
-    });
+  ): Answer | Promise<Answer | undefined> {
+    return this.#run(id, method, params, session, keepAnswer);
   }
 
   /**
-   * The encoded result, or -32603 when the handler's return cannot be one:
-   * no line that is not a valid JSON-RPC response ever leaves.
+   * The line that answers request `id` for `method` with `answer`: the
+   * one place a handler's outcome is serialised. A result that cannot be
+   * one (not a JSON object, a cycle, a BigInt) becomes -32603, and error
+   * data that cannot be JSON is left out, each logged on `session`: no
+   * line that is not a valid JSON-RPC response ever leaves.
    */
-  #success(
+  encodeAnswer(
     id: RequestId,
     method: string,
-    value: unknown,
+    answer: Answer,
     session: Session,
   ): string {
+    if ("error" in answer) {
+      const { code, message, data } = answer.error;
+      try {
+        return encodeError(id, code, message, data);
+      } catch (encoding) {
+        // `data` that cannot be JSON: the message says what was wrong on
+        // its own.
+        this.loggerFor(session).log(
+          "error",
+          `error data of ${method} failed:`,
+          encoding,
+        );
+        return encodeError(id, code, String(message));
+      }
+    }
     try {
-      return encodeResult(id, value);
+      return encodeResult(id, answer.result);
     } catch (error) {
       this.loggerFor(session).log(
         "error",
@@ -719,6 +697,83 @@ export class McpServer {
         ),
       );
     }
+  }
+
+  #request(
+    id: RequestId,
+    method: string,
+    params: JsonObject | undefined,
+    session: Session,
+  ): string | Promise<string | undefined> {
+    return this.#run(
+      id,
+      method,
+      params,
+      session,
+      (answer) => this.encodeAnswer(id, method, answer, session),
+    );
+  }
+
+  // Run the handler of request `id` and hand what it came to to `finish`
+  // (at once, or when its promise settles: one step, so that an answer
+  // costs no more turns of the event loop than its handler takes).
+  #run<T>(
+    id: RequestId,
+    method: string,
+    params: JsonObject | undefined,
+    session: Session,
+    finish: (answer: Answer) => T,
+  ): T | Promise<T | undefined> {
+    const entry = this.#requests.get(method);
+    if (entry === undefined) {
+      return finish({
+        error: new RpcError(
+          ErrorCode.MethodNotFound,
+          isNotificationMethod(method)
+            ? describeError(
+              ErrorCode.MethodNotFound,
+              `"${method}" is a notification, not a request; send it without an "id" (a notification gets no response).`,
+            )
+            : describeError(
+              ErrorCode.MethodNotFound,
+              `this server has no method "${method}" (names are case-sensitive).`,
+            ),
+        ),
+      });
+    }
+    const ctx = new RequestContext(this, session, id, params ?? EMPTY_PARAMS);
+    let result: unknown;
+    const handler = entry.handler;
+    try {
+      if (this.#setupPending && !entry.atOnce) {
+        PRELOADS.get(handler)?.();
+        result = this.ready().then(() => handler(params ?? EMPTY_PARAMS, ctx));
+      } else result = handler(params ?? EMPTY_PARAMS, ctx);
+    } catch (error) {
+      ctx.finished = true;
+      return finish(this.#failure(method, error, session));
+    }
+    if (!(result instanceof Promise)) {
+      ctx.finished = true;
+      return finish({ result });
+    }
+
+    const key = ctx.key as string;
+    session.inFlight.set(key, ctx);
+    return result.then(
+      (value) => {
+        ctx.finished = true;
+        return ctx.aborted ? undefined : finish({ result: value });
+      },
+      (error) => {
+        ctx.finished = true;
+        return ctx.aborted
+          ? undefined
+          : finish(this.#failure(method, error, session));
+      },
+    ).finally(() => {
+      if (session.inFlight.get(key) === ctx) session.inFlight.delete(key);
+    });
   }
 
   #notification(
@@ -754,28 +809,12 @@ export class McpServer {
     }
   }
 
-  #failure(
-    id: RequestId,
-    method: string,
-    error: unknown,
-    session: Session,
-  ): string {
-    if (error instanceof RpcError) {
-      try {
-        return encodeError(id, error.code, error.message, error.data);
-      } catch (encoding) {
-        // `data` that cannot be JSON (a cycle, a BigInt): the message
-        // says what was wrong on its own.
-        this.loggerFor(session).log(
-          "error",
-          `error data of ${method} failed:`,
-          encoding,
-        );
-        return encodeError(id, error.code, String(error.message));
-      }
-    }
+  // What a handler's throw answers: an RpcError as it is; anything else
+  // is a bug, logged, and answered -32603 without its details.
+  #failure(method: string, error: unknown, session: Session): Answer {
+    if (error instanceof RpcError) return { error };
     this.loggerFor(session).log("error", `handler for ${method} threw:`, error);
-    return encodeInternalError(id, method);
+    return { error: internalError(method) };
   }
 }
 

@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { RequestId } from "./jsonrpc.ts";
+import type { IncomingMessage, RequestId } from "./jsonrpc.ts";
 import type { Logger } from "./log.ts";
 import type { OutputBudget } from "./output_budget.ts";
 
@@ -38,6 +38,12 @@ export interface Receiver {
    * chunk; check {@linkcode Receiver.pressure} between chunks.
    */
   receive(text: string): void;
+  /**
+   * One message already decoded: a transport that had to look into the
+   * message to route it (HTTP) hands over what it decoded, so that a body
+   * is parsed once.
+   */
+  accept(message: IncomingMessage): void;
   /**
    * Input that cannot be a message at all (too long, not UTF-8): answered
    * with a JSON-RPC error of `code` and id null, in its place in the order.

@@ -19,6 +19,7 @@
 
 import { type ConnectionOptions, serve } from "../connection.ts";
 import {
+  classify,
   decode,
   describeError,
   encodeError,
@@ -641,10 +642,10 @@ class StreamableHttpServer implements HttpServer {
           ErrorCode.ParseError,
         );
     }
-    // One message is decoded once here (and once more by the connection);
-    // a batch is split into its members first.
+    // The body is decoded once, here: the connection is handed the
+    // messages (a batch's members each).
     const batch = body.trimStart().startsWith("[");
-    let texts = [body];
+    let messages: IncomingMessage[];
     if (batch) {
       let items: unknown;
       try {
@@ -652,9 +653,8 @@ class StreamableHttpServer implements HttpServer {
       } catch {
         return parseError();
       }
-      texts = (items as unknown[]).map((item) => JSON.stringify(item));
-    }
-    const messages = texts.map(decode);
+      messages = (items as unknown[]).map((item) => classify(item));
+    } else messages = [decode(body)];
     const keys: string[] = [];
     for (const message of messages) {
       const id = message.kind === "request" || message.kind === "invalid"
@@ -698,7 +698,7 @@ class StreamableHttpServer implements HttpServer {
           : json
           ? "json"
           : "sse";
-        return await this.#stateless(request, body, first, mode);
+        return await this.#stateless(request, first, mode);
       }
     }
     if (transport === undefined) {
@@ -730,7 +730,7 @@ class StreamableHttpServer implements HttpServer {
           ErrorCode.InvalidRequest,
         );
       }
-      if (texts.length === 0) {
+      if (messages.length === 0) {
         return errorResponse(
           400,
           describeError(
@@ -747,7 +747,7 @@ class StreamableHttpServer implements HttpServer {
     let response: Response;
     try {
       response = await transport.post(
-        texts,
+        messages,
         keys,
         initializing && json ? "json" : mode,
         batch,
@@ -772,7 +772,6 @@ class StreamableHttpServer implements HttpServer {
   // its own that ends with it; no session id is asked for or issued.
   async #stateless(
     request: Request,
-    text: string,
     message: IncomingMessage,
     mode: StatelessReplyMode,
   ): Promise<Response> {
@@ -829,8 +828,7 @@ class StreamableHttpServer implements HttpServer {
       );
     }
     const transport: StatelessTransport = new stateless.StatelessTransport(
-      text,
-      message.id,
+      message,
       mode,
       this.#options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS,
       this.#budget,

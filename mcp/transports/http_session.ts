@@ -8,7 +8,12 @@
  * @module
  */
 
-import { encodeError, idKey, type RequestId } from "../jsonrpc.ts";
+import {
+  encodeError,
+  idKey,
+  type IncomingMessage,
+  type RequestId,
+} from "../jsonrpc.ts";
 import type { Session } from "../session.ts";
 import type { InputEnd, Receiver, Transport } from "../transport.ts";
 import { KeptBudget } from "./kept_budget.ts";
@@ -177,12 +182,12 @@ export class HttpSessionTransport implements Transport {
   }
 
   /**
-   * Hand the messages of one POST (their texts, and the keys of the
-   * requests among them) to the connection; resolves with the response
-   * to send. Without requests, nothing is awaited.
+   * Hand the messages of one POST (decoded, and the keys of the requests
+   * among them) to the connection; resolves with the response to send.
+   * Without requests, nothing is awaited.
    */
   async post(
-    texts: readonly string[],
+    messages: readonly IncomingMessage[],
     keys: readonly string[],
     mode: ReplyMode,
     batch: boolean,
@@ -207,7 +212,7 @@ export class HttpSessionTransport implements Transport {
       }
       if (mode === "sse") this.#openStream(exchange);
     }
-    for (const text of texts) receiver.receive(text);
+    for (const message of messages) receiver.accept(message);
     if (exchange === undefined) {
       return new Response(null, { status: 202, headers: this.headers });
     }

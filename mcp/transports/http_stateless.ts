@@ -51,16 +51,38 @@ const BAD_REQUEST_CODES: ReadonlySet<number> = new Set([
  * errors that are not the request's fault).
  */
 export function statusOfAnswer(line: string): number {
-  if (line.indexOf('"error":') < 0) return 200;
-  let code: unknown;
-  try {
-    code = JSON.parse(line)?.error?.code;
-  } catch {
-    return 200;
-  }
-  if (typeof code !== "number") return 200;
+  const code = errorCodeOf(line);
+  if (code === undefined) return 200;
   if (code === ErrorCode.MethodNotFound) return 404;
   return BAD_REQUEST_CODES.has(code) ? 400 : 200;
+}
+
+const ERROR_AFTER_ID = ',"error":{"code":';
+
+// The error code of an encoded answer, read from the prefix every answer
+// the server encodes has (`{"jsonrpc":"2.0","id":ID,"error":{"code":N,`)
+// rather than by parsing it again; undefined for a result. The id is a
+// number, null or a string, whose escaped quotes the scan steps over.
+function errorCodeOf(line: string): number | undefined {
+  const prefix = '{"jsonrpc":"2.0","id":';
+  if (!line.startsWith(prefix)) return undefined;
+  let at = prefix.length;
+  if (line.charCodeAt(at) === 34 /* " */) {
+    for (at++; at < line.length; at++) {
+      const c = line.charCodeAt(at);
+      if (c === 92 /* backslash */) at++;
+      else if (c === 34) break;
+    }
+    at++;
+  } else {
+    at = line.indexOf(",", at);
+    if (at < 0) return undefined;
+  }
+  if (!line.startsWith(ERROR_AFTER_ID, at)) return undefined;
+  const start = at + ERROR_AFTER_ID.length;
+  const end = line.indexOf(",", start);
+  const code = Number(line.slice(start, end < 0 ? undefined : end));
+  return Number.isInteger(code) ? code : undefined;
 }
 
 const SENTINEL_PREFIX = "=?base64?";
@@ -253,7 +275,7 @@ const KEEP_ALIVE = encoder.encode(KEEP_ALIVE_COMMENT);
 export class StatelessTransport implements Transport {
   /** The response to the POST, once there is one. */
   readonly response: Promise<Response>;
-  readonly #text: string;
+  readonly #message: RequestMessage;
   readonly #id: RequestId;
   readonly #key: string;
   readonly #mode: StatelessReplyMode;
@@ -271,21 +293,20 @@ export class StatelessTransport implements Transport {
   #quiet = true;
 
   /**
-   * A transport for request `text` (whose id is `id`); a stream it opens
+   * A transport for request `message` (decoded by the caller); a stream it opens
    * carries an SSE comment every `keepAliveMs` while nothing else comes,
    * and what is queued on it for the client is charged to `budget`.
    */
   constructor(
-    text: string,
-    id: RequestId,
+    message: RequestMessage,
     mode: StatelessReplyMode,
     keepAliveMs = 15_000,
     budget?: KeptBudget,
   ) {
     this.#budget = budget;
-    this.#text = text;
-    this.#id = id;
-    this.#key = idKey(id);
+    this.#message = message;
+    this.#id = message.id;
+    this.#key = idKey(message.id);
     this.#mode = mode;
     this.#keepAliveMs = keepAliveMs;
     this.response = this.#reply.promise;
@@ -310,7 +331,7 @@ export class StatelessTransport implements Transport {
   async start(receiver: Receiver): Promise<InputEnd> {
     this.#receiver = receiver;
     await Promise.resolve();
-    if (!this.broken) receiver.receive(this.#text);
+    if (!this.broken) receiver.accept(this.#message);
     return await this.#ended.promise;
   }
 

@@ -495,6 +495,28 @@ Deno.test("http 2026: header values decode from =?base64?…?= strictly; x-mcp-h
     ),
     400,
   );
+  // Read from the answer's prefix: a string id (with escaped quotes) or
+  // a result that holds an "error" key does not fool it.
+  const answers: [string, number][] = [
+    [
+      '{"jsonrpc":"2.0","id":"a\\",\\"error\\":{\\"code\\":-32601,","result":{}}',
+      200,
+    ],
+    [
+      '{"jsonrpc":"2.0","id":"q\\"","error":{"code":-32601,"message":"x"}}',
+      404,
+    ],
+    ['{"jsonrpc":"2.0","id":null,"error":{"code":-32602,"message":"x"}}', 400],
+    ['{"jsonrpc":"2.0","id":2,"result":{"error":{"code":-32602}}}', 200],
+    [
+      '{"jsonrpc":"2.0","id":"","error":{"code":-32021,"message":"x","data":{}}}',
+      400,
+    ],
+  ];
+  for (const [line, status] of answers) {
+    JSON.parse(line);
+    assert.equal(statusOfAnswer(line), status, line);
+  }
 });
 
 Deno.test("http 2026: a held-open stream carries keep-alive comments while quiet; requests over the limit are 503", async () => {
