@@ -5,7 +5,6 @@ import {
   PROTOCOL_VERSIONS,
 } from "../mcp/protocol_versions.ts";
 import { capabilitiesOf, specOf } from "../mcp/server.ts";
-import { NAME_KEYS } from "../mcp/transports/http_stateless.ts";
 import {
   completionHandlers,
   handlers,
@@ -77,13 +76,20 @@ Deno.test("methods: input_required, caching hints and answered at once, per row"
   ]);
 });
 
-Deno.test("methods: the Mcp-Name fields the HTTP transport checks are the rows' nameKey", () => {
+Deno.test("methods: the rows name the fields Mcp-Name mirrors (2026-07-28 and the tasks extension)", () => {
   const nameKeys = Object.fromEntries(
     rows.flatMap(([method, row]) =>
       row.nameKey === undefined ? [] : [[method, row.nameKey]]
     ),
   );
-  assert.deepEqual(nameKeys, { ...NAME_KEYS });
+  assert.deepEqual(nameKeys, {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+  });
 });
 
 Deno.test("methods: the maps are the registry's groups, each method in one", () => {

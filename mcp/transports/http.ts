@@ -87,12 +87,6 @@ export const DEFAULT_HTTP_STOP_GRACE_MS = 5_000;
 /** The protocol version assumed when a request names none (as specified). */
 export const DEFAULT_HTTP_PROTOCOL_VERSION = "2025-03-26";
 
-/** The JSON-RPC code of HTTP-level errors (as the official SDK sends them). */
-export const HTTP_ERROR_CODE = -32000;
-
-/** The JSON-RPC code of a request for a session that does not exist. */
-export const SESSION_NOT_FOUND_CODE = -32001;
-
 /** Options for {@linkcode serveHttp}. */
 export interface HttpOptions {
   /** Where to listen; default "127.0.0.1". */
@@ -267,7 +261,8 @@ function errorResponse(
   status: number,
   message: string,
   headers: Record<string, string> = {},
-  code: number = HTTP_ERROR_CODE,
+  // HTTP-level errors carry -32000, as the official SDK sends them.
+  code: number = ErrorCode.ServerError,
 ): Response {
   return new Response(encodeError(null, code, message), {
     status,
@@ -555,7 +550,7 @@ class StreamableHttpServer implements HttpServer {
         404,
         "Session not found: the Mcp-Session-Id names no open session (it ended, expired, or never existed); initialize a new session.",
         {},
-        SESSION_NOT_FOUND_CODE,
+        ErrorCode.RequestTimeout, // an unknown session, as the SDK says it
       );
     }
     const version = request.headers.get("mcp-protocol-version");
@@ -757,7 +752,7 @@ class StreamableHttpServer implements HttpServer {
         404,
         "Session not found: the session ended while this request waited; initialize a new session.",
         {},
-        SESSION_NOT_FOUND_CODE,
+        ErrorCode.RequestTimeout, // an unknown session, as the SDK says it
       );
     }
     if (initializing && transport.session?.state === "new") {
@@ -796,10 +791,11 @@ class StreamableHttpServer implements HttpServer {
       request.headers,
       message,
       this.#server.tools,
+      this.#server.method(message.method)?.nameKey,
     );
     if (mismatch !== undefined) {
       return new Response(
-        encodeError(message.id, stateless.HEADER_MISMATCH_CODE, mismatch),
+        encodeError(message.id, ErrorCode.HeaderMismatch, mismatch),
         { status: 400, headers: { "content-type": "application/json" } },
       );
     }

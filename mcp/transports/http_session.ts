@@ -10,6 +10,7 @@
 
 import {
   encodeError,
+  ErrorCode,
   idKey,
   type IncomingMessage,
   type RequestId,
@@ -395,7 +396,7 @@ export class HttpSessionTransport implements Transport {
           ? new Response(
             encodeError(
               null,
-              -32000,
+              ErrorCode.ServerError,
               "Service Unavailable: the session ended before this request was answered; initialize a new session and send it again.",
             ),
             {

@@ -33,15 +33,12 @@ import { encodeEvent, EventSink, KEEP_ALIVE_COMMENT } from "./sse.ts";
 /** The `_meta` key naming a stateless request's protocol version. */
 const VERSION_META = "io.modelcontextprotocol/protocolVersion";
 
-/** JSON-RPC code of a header that disagrees with the body (2026-07-28). */
-export const HEADER_MISMATCH_CODE = -32020;
-
 /** Codes 2026-07-28 answers with HTTP 400 Bad Request. */
 const BAD_REQUEST_CODES: ReadonlySet<number> = new Set([
   ErrorCode.InvalidParams,
-  HEADER_MISMATCH_CODE,
-  -32021, // a client capability the request needs is missing
-  -32022, // unsupported protocol version
+  ErrorCode.HeaderMismatch,
+  ErrorCode.MissingRequiredClientCapability,
+  ErrorCode.UnsupportedProtocolVersion,
 ]);
 
 /**
@@ -156,31 +153,19 @@ function valueAt(root: unknown, path: readonly string[]): unknown {
 }
 
 /**
- * The body field `Mcp-Name` mirrors, by method: the name or URI, and the
- * task of the tasks extension's methods (so that a balancer can route a
- * task's requests without reading bodies).
- */
-export const NAME_KEYS: Readonly<Record<string, string>> = {
-  "tools/call": "name",
-  "prompts/get": "name",
-  "resources/read": "uri",
-  "tasks/get": "taskId",
-  "tasks/update": "taskId",
-  "tasks/cancel": "taskId",
-};
-
-/**
  * What is wrong with the headers of stateless request `message`, as the
  * message of a -32020 error, or undefined when they agree with its body:
  * `MCP-Protocol-Version` must be there and equal the `_meta` version,
- * `Mcp-Method` must equal the method, `Mcp-Name` the field
- * {@linkcode NAME_KEYS} names (a name, URI or task id), and each `Mcp-Param-*` header
- * the tool (found in `tools`) annotates must equal its argument.
+ * `Mcp-Method` must equal the method, `Mcp-Name` the params field
+ * `nameKey` (the method's registry row names it: a name, URI or task id),
+ * and each `Mcp-Param-*` header the tool (found in `tools`) annotates must
+ * equal its argument.
  */
 export function headerMismatch(
   headers: Headers,
   message: RequestMessage,
   tools?: ToolRegistry,
+  nameKey?: string,
 ): string | undefined {
   const params = message.params ?? {};
   const version = headers.get("mcp-protocol-version");
@@ -201,9 +186,6 @@ export function headerMismatch(
   if (method !== message.method) {
     return `Header mismatch: Mcp-Method header value '${method}' does not match body value '${message.method}'; send the request's method in it.`;
   }
-  const nameKey = Object.hasOwn(NAME_KEYS, message.method)
-    ? NAME_KEYS[message.method]
-    : undefined;
   if (nameKey !== undefined && typeof params[nameKey] === "string") {
     const body = params[nameKey] as string;
     const raw = headers.get("mcp-name");

@@ -67,16 +67,20 @@ async function withServer(
     },
     "server/discover": () => ({ supportedVersions: [V] }),
     "tools/list": () => ({ tools: [] }),
-    "tools/call": async (params, ctx) => {
-      calls.push(`call ${params.name}`);
-      if (params.name === "sample") {
-        await ctx.sample({ messages: [], maxTokens: 1 });
-      }
-      ctx.notify("notifications/progress", {
-        progressToken: "p",
-        progress: 1,
-      });
-      return { content: [{ type: "text", text: "done" }] };
+    // Its row names the field Mcp-Name mirrors, as the server's own does.
+    "tools/call": {
+      nameKey: "name",
+      handler: async (params, ctx) => {
+        calls.push(`call ${params.name}`);
+        if (params.name === "sample") {
+          await ctx.sample({ messages: [], maxTokens: 1 });
+        }
+        ctx.notify("notifications/progress", {
+          progressToken: "p",
+          progress: 1,
+        });
+        return { content: [{ type: "text", text: "done" }] };
+      },
     },
     "watch": (_params, ctx) => {
       calls.push("watch");
@@ -575,16 +579,18 @@ Deno.test("http 2026: Mcp-Name of a tasks/* request must be its taskId", () => {
       "mcp-method": "tasks/get",
       ...(name === undefined ? {} : { "mcp-name": name }),
     });
-  assert.equal(headerMismatch(headers("t-1"), message), undefined);
+  const check = (headers: Headers) =>
+    headerMismatch(headers, message, undefined, "taskId");
+  assert.equal(check(headers("t-1")), undefined);
   assert.match(
-    headerMismatch(headers("t-2"), message) ?? "",
+    check(headers("t-2")) ?? "",
     /Mcp-Name header value 't-2' does not match body value 't-1'/,
   );
   assert.match(
-    headerMismatch(headers(), message) ?? "",
+    check(headers()) ?? "",
     /Mcp-Name header is missing; a tasks\/get request sends its taskId/,
   );
-  // A method that mirrors nothing ignores Mcp-Name, whatever the prototype has.
+  // A method whose row names no field ignores Mcp-Name.
   const other = { ...message, method: "toString", params: { _meta: meta() } };
   const otherHeaders = headers("x");
   otherHeaders.set("mcp-method", "toString");
