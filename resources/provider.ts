@@ -20,7 +20,7 @@ import {
 } from "../mcp/resource.ts";
 import type { Completion, CompletionContext } from "../mcp/completion.ts";
 import { completePath } from "../workspace/complete_path.ts";
-import { decodeText, isProbablyText } from "../workspace/content.ts";
+import { textOf } from "../workspace/content.ts";
 import {
   type Workspace,
   WorkspaceError,
@@ -242,12 +242,9 @@ export class WorkspaceResources implements PathResources {
       throw resourceNotFound(uri); // Vanished or changed since resolved.
     }
     const mimeType = await mimeTypeOf(relative);
-    if (!binaryByType(mimeType) && isProbablyText(bytes)) {
-      return [{
-        uri: canonical,
-        mimeType: mimeType ?? "text/plain",
-        text: decodeText(bytes),
-      }];
+    const text = binaryByType(mimeType) ? undefined : textOf(bytes);
+    if (text !== undefined) {
+      return [{ uri: canonical, mimeType: mimeType ?? "text/plain", text }];
     }
     return [{
       uri: canonical,

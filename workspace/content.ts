@@ -101,3 +101,20 @@ export function textEncodingOf(
 export function decodeText(bytes: Uint8Array): string {
   return new TextDecoder(textEncodingOf(bytes)).decode(bytes);
 }
+
+/**
+ * The text of a whole file's `bytes` when {@linkcode isProbablyText} judges
+ * them text, else undefined: the usual case, valid UTF-8, is decoded once,
+ * the check and the text being one pass (a 1 MB resource is read whole).
+ */
+export function textOf(bytes: Uint8Array): string | undefined {
+  if (textEncodingOf(bytes) === "utf-8" && !hasNul(bytes)) {
+    try {
+      return utf8.decode(bytes);
+    } catch {
+      // Invalid somewhere: the general rule below (a cut last character
+      // still counts as text).
+    }
+  }
+  return isProbablyText(bytes) ? decodeText(bytes) : undefined;
+}

@@ -1,6 +1,12 @@
 import { strict as assert } from "node:assert";
 import { isUtf8 } from "node:buffer";
-import { decodesAsUtf8, hasNul, isProbablyText } from "./content.ts";
+import {
+  decodesAsUtf8,
+  decodeText,
+  hasNul,
+  isProbablyText,
+  textOf,
+} from "./content.ts";
 
 Deno.test("isProbablyText: UTF-8 (even cut mid-character) and UTF-16 are text; NUL or invalid UTF-8 is not", () => {
   const enc = new TextEncoder();
@@ -76,4 +82,26 @@ Deno.test("isProbablyText: node:buffer's isUtf8 judges exactly as the decoder", 
   }
   // Both verdicts came up often.
   assert.ok(text > 1000 && text < 19_000, `${text} texts`);
+});
+
+Deno.test("textOf: the text of what isProbablyText judges text, decoded once", () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  const cases: [string, Uint8Array][] = [
+    ["ascii", encode("plain text\n")],
+    ["utf-8", encode("ünïcödé ✓\n")],
+    ["utf-8 with a BOM", new Uint8Array([0xef, 0xbb, 0xbf, ...encode("x")])],
+    ["utf-16le", new Uint8Array([0xff, 0xfe, 0x78, 0x00])],
+    ["utf-16be", new Uint8Array([0xfe, 0xff, 0x00, 0x78])],
+    ["a NUL", new Uint8Array([0x61, 0x00, 0x62])],
+    ["invalid inside", new Uint8Array([0x61, 0xff, 0x62])],
+    ["a cut last character", encode("ab✓").subarray(0, 4)],
+    ["empty", new Uint8Array()],
+  ];
+  for (const [what, bytes] of cases) {
+    const expected = isProbablyText(bytes) ? decodeText(bytes) : undefined;
+    assert.equal(textOf(bytes), expected, what);
+  }
+  assert.equal(textOf(cases[2][1]), "x");
+  assert.equal(textOf(cases[5][1]), undefined);
+  assert.equal(textOf(cases[7][1]), "ab\ufffd");
 });

@@ -28,7 +28,7 @@ import {
 import type { ToolRegistry } from "../tool.ts";
 import type { InputEnd, Receiver, Transport } from "../transport.ts";
 import { KeptBudget } from "./kept_budget.ts";
-import { encodeEvent, EventSink, KEEP_ALIVE_COMMENT } from "./sse.ts";
+import { encodeJsonEvent, EventSink, KEEP_ALIVE_COMMENT } from "./sse.ts";
 
 /** The `_meta` key naming a stateless request's protocol version. */
 const VERSION_META = "io.modelcontextprotocol/protocolVersion";
@@ -394,7 +394,7 @@ export class StatelessTransport implements Transport {
       Deno.unrefTimer(this.#keepAlive as unknown as number);
     }
     this.#quiet = false;
-    this.#write(encoder.encode(encodeEvent(undefined, text)));
+    this.#write(encoder.encode(encodeJsonEvent(undefined, text)));
   }
 
   #write(bytes: Uint8Array): void {

@@ -57,6 +57,17 @@ export function parseEventId(
   return { stream: eventId.slice(0, at), seq: Number(digits) };
 }
 
+/**
+ * Encode one SSE event carrying a JSON text: JSON has no raw line breaks
+ * (`JSON.stringify` escapes them), so it is one `data` line as it is,
+ * with no scan of a text that may be megabytes long.
+ */
+export function encodeJsonEvent(id: string | undefined, json: string): string {
+  return id === undefined
+    ? `event: message\ndata: ${json}\n\n`
+    : `id: ${id}\nevent: message\ndata: ${json}\n\n`;
+}
+
 /** Encode one SSE event: `id`, optional `retry`, and `data` lines. */
 export function encodeEvent(
   id: string | undefined,
@@ -343,11 +354,14 @@ export class SseStream {
     return sink.body;
   }
 
-  /** Send `data` as the next event (kept for replay). */
+  /**
+   * Send `data`, one JSON text (an encoded message), as the next event
+   * (kept for replay).
+   */
   write(data: string): void {
     if (this.#ended) return;
     const seq = ++this.#seq;
-    const bytes = encoder.encode(encodeEvent(`${this.id}_${seq}`, data));
+    const bytes = encoder.encode(encodeJsonEvent(`${this.id}_${seq}`, data));
     this.#sent.push({ seq, bytes });
     this.#sentBytes += bytes.byteLength;
     while (

@@ -1,5 +1,10 @@
 import { strict as assert } from "node:assert";
-import { encodeEvent, parseEventId, SseStream } from "./sse.ts";
+import {
+  encodeEvent,
+  encodeJsonEvent,
+  parseEventId,
+  SseStream,
+} from "./sse.ts";
 
 async function text(body: ReadableStream<Uint8Array>): Promise<string> {
   return await new Response(body).text();
@@ -100,4 +105,14 @@ Deno.test("SseStream: a client that takes nothing is detached past the queue bou
     Array.from({ length: 20 }, (_, i) => encodeEvent(`q_${i + 2}`, data))
       .join(""),
   );
+});
+
+Deno.test("encodeJsonEvent: a JSON text is the one data line encodeEvent makes of it", () => {
+  for (const json of ['{"a":"x\\ny\\r"}', "{}", '"\u2028"']) {
+    assert.equal(encodeJsonEvent("1_2", json), encodeEvent("1_2", json));
+    assert.equal(
+      encodeJsonEvent(undefined, json),
+      encodeEvent(undefined, json),
+    );
+  }
 });
