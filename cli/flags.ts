@@ -360,7 +360,7 @@ export const FLAGS = {
     arg: "N",
     default: 4096,
     help:
-      "with `--http`: most connections open at once; one more closes the oldest held idle, sending a head or streaming events (503 when all serve requests)",
+      "with `--http`: most connections open at once; one more closes the least recently active of those idle, sending a head or streaming events (503 when all serve requests)",
   },
   maxSessions: {
     name: "max-sessions",

@@ -149,7 +149,10 @@ export interface HttpOptions {
    * default 30 s. A client that stops reading is closed after it.
    */
   writeTimeoutMs?: number;
-  /** Most connections open at once (more: 503); default 4,096. */
+  /**
+   * Most connections open at once; one more closes the least recently
+   * active not serving a request (503 when all are); default 4,096.
+   */
   maxConnections?: number;
   /**
    * How long a session may go unused before it ends (ms); default 30 min.

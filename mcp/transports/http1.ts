@@ -594,17 +594,24 @@ class Server implements Http1Server {
     }
   }
 
-  // Close the oldest connection of the lowest rank (see Connection.rank);
-  // false when none can be.
+  // Close one connection not serving a request: one closing anyway, else
+  // the least recently active (accepted, or its last request begun or
+  // answered longest ago). A fresh client is the most recent, so a flood
+  // of connections or streams, however held, gives way to it, and a
+  // client's keep-alive connection between two requests is not taken from
+  // it for one that has waited longer. False when none can be.
   #evictOne(): boolean {
     let victim: Connection | undefined;
-    let best = Infinity;
+    let oldest = Infinity;
     for (const connection of this.open) {
-      const rank = connection.rank;
-      if (rank >= 0 && rank < best) {
+      if (!connection.evictable) continue;
+      if (connection.closing) {
         victim = connection;
-        best = rank;
-        if (rank === 0) break;
+        break;
+      }
+      if (connection.lastActive < oldest) {
+        victim = connection;
+        oldest = connection.lastActive;
       }
     }
     if (victim === undefined) return false;
@@ -772,6 +779,11 @@ class Connection {
   #current: Exchange | undefined;
   /** Whether the response being written is an event stream. */
   #streaming = false;
+  /**
+   * When it was accepted, or its last request began or was answered
+   * (`performance.now()`): what eviction at the cap goes by.
+   */
+  lastActive = performance.now();
 
   constructor(server: Server, conn: Deno.TcpConn) {
     this.#server = server;
@@ -793,15 +805,18 @@ class Connection {
   }
 
   /**
-   * How readily it is closed to make room for a new connection at the
-   * cap: 0 idle between requests (or closing), 1 reading a head, 2
-   * streaming events; -1 never (a request is being served).
+   * Whether it may be closed to make room for a new connection at the
+   * cap: idle between requests, reading a head, streaming events or
+   * closing; never while a request is being served.
    */
-  get rank(): number {
-    if (this.#closed) return -1;
-    if (this.#failing || this.#state === State.Idle) return 0;
-    if (this.#state === State.Head) return 1;
-    return this.#streaming ? 2 : -1;
+  get evictable(): boolean {
+    if (this.#closed) return false;
+    return this.#failing || this.#state !== State.Busy || this.#streaming;
+  }
+
+  /** Whether it is closing anyway (a refusal being written). */
+  get closing(): boolean {
+    return this.#failing;
   }
 
   /** Close it for a new connection: its request and stream are told. */
@@ -868,6 +883,7 @@ class Connection {
         const head = await this.#readHead();
         if (head === undefined) break;
         const keep = await this.#exchange(head);
+        this.lastActive = performance.now();
         if (!keep || this.#server.stopping) break;
         this.#state = this.#end > this.#start ? State.Head : State.Idle;
         this.deadline = this.#server.after(
@@ -971,6 +987,7 @@ class Connection {
           }
           this.#state = State.Busy;
           this.deadline = Infinity;
+          this.lastActive = performance.now();
           return [head, info];
         }
         at = buffer.indexOf(10, at + 1);

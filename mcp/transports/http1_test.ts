@@ -377,7 +377,7 @@ Deno.test("http1: an idle keep-alive connection is closed at the keep-alive dead
   );
 });
 
-Deno.test("http1: at the cap a new connection closes an idle one, then a head, then an event stream; 503 only when all serve requests", async () => {
+Deno.test("http1: at the cap a new connection closes the least recently active one not serving a request, stream or idle; 503 only when all serve requests", async () => {
   const release = Promise.withResolvers<void>();
   let waiting = Promise.withResolvers<void>();
   const handler: Http1Handler = async (request) => {
@@ -398,7 +398,8 @@ Deno.test("http1: at the cap a new connection closes an idle one, then a head, t
     setTimeout(() => release.resolve(), 5_000);
     const get = (path: string) =>
       encoder.encode(`GET ${path} HTTP/1.1\r\nHost: a\r\n\r\n`);
-    // Two connections: one streaming events, one idle after its answer.
+    // Two connections: one streaming events, then one idle after its
+    // answer (a client between two requests).
     const streaming = await connect(port);
     await streaming.write(get("/events"));
     assert.match(
@@ -409,25 +410,25 @@ Deno.test("http1: at the cap a new connection closes an idle one, then a head, t
     await idle.write(get("/"));
     assert.match(await readUntil(idle, whole), /^HTTP\/1\.1 200 /);
     assert.equal(server.connections, 2);
-    // A third: the idle one makes room.
+    // A third: the stream, active before the idle one, makes room.
     const third = await connect(port);
     await third.write(get("/third"));
     assert.match(await readUntil(third, whole), /GET \/third/);
-    assert.equal(await readToEnd(idle), "");
-    idle.close();
-    // A fourth: the third is idle now and goes.
+    assert.equal(await readToEnd(streaming), "");
+    streaming.close();
+    // A fourth: the idle one is now the least recently active.
     const fourth = await connect(port);
     await fourth.write(get("/wait"));
     await waiting.promise;
     waiting = Promise.withResolvers<void>();
-    assert.equal(await readToEnd(third), "");
-    third.close();
-    // A fifth: the only one not serving a request is the event stream.
+    assert.equal(await readToEnd(idle), "");
+    idle.close();
+    // A fifth: the only one not serving a request is the third.
     const fifth = await connect(port);
     await fifth.write(get("/wait"));
     await waiting.promise;
-    assert.equal(await readToEnd(streaming), "");
-    streaming.close();
+    assert.equal(await readToEnd(third), "");
+    third.close();
     assert.equal(server.evictions, 3);
     // Both serve requests now: a sixth is refused.
     const refused = await oneShot(port, "GET / HTTP/1.1\r\nHost: a\r\n\r\n")
