@@ -57,8 +57,8 @@ function toolCall(id: number, name: string, args: Record<string, unknown>) {
 }
 
 /**
- * What is wrong with a response that should be a tool's successful result
- * of at least `minBytes` bytes, judged from its ends (answers can be
+ * What is wrong with a response that should be a successful result (of a
+ * tool, or a resource read) of at least `minBytes` bytes, judged from its ends (answers can be
  * megabytes; the driver keeps only their first and last bytes).
  */
 export function toolSuccessProblem(
@@ -118,16 +118,19 @@ export function defaultFloods(options: FloodOptions): Flood[] {
       key: "slow_reader",
       label: `slow reader: ${
         options.reads.toLocaleString("en-US")
-      } read_file of ${
+      } resources/read of ${
         (options.readBytes / 1e6).toLocaleString("en-US")
       } MB files, stdout unread for ${options.pauseMs / 1000} s`,
       build: async () => {
         const big = await fixtures.bigFiles(BIG_FILES, options.readBytes);
         const lines: string[] = [];
+        // A resource read answers the whole file (read_file pages at
+        // 20,000 characters).
         for (let id = 1; id <= options.reads; id++) {
+          const file = big.files[id % big.files.length].relative;
           lines.push(
-            toolCall(id, "read_file", {
-              path: big.files[id % big.files.length].relative,
+            request(id, "resources/read", {
+              uri: new URL(`file://${big.root}/${file}`).href,
             }),
           );
         }
