@@ -156,7 +156,8 @@ export async function unparsedRows(
   const language = languageOf(path);
   if (language === undefined) return found;
   const { parser } = await loadLanguage(language);
-  const tree = parser.parse(text);
+  // The text as definitionsOf parses it.
+  const tree = parser.parse(language.prepare?.(text) ?? text);
   if (tree === null) return found;
   try {
     for (const row of rows) {

@@ -75,7 +75,7 @@ Deno.test({
     const d = await differential(CTAGS_LANGUAGES.c, FIXTURES, ["unparsed.c"]);
     assert.deepEqual(d.missed, []);
     assert.deepEqual(d.unparsed.map((tag) => `${tag.name}:${tag.line}`), [
-      "lock_depth:10",
+      "flags_of:5",
     ]);
     assert.equal(d.matched, 1);
   },

@@ -96,7 +96,7 @@ export function definitionsOf(
 ): DefinitionsResult {
   const { parser, query } = loaded;
   const deadline = performance.now() + timeoutMs;
-  const tree = parser.parse(text, null, {
+  const tree = parser.parse(loaded.language.prepare?.(text) ?? text, null, {
     progressCallback: () => performance.now() > deadline,
   });
   if (tree === null) {

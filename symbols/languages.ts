@@ -9,6 +9,8 @@
  * @module
  */
 
+import { blankUnreadableMacros } from "./c_macros.ts";
+
 /** A language the symbol tools read. */
 export interface SymbolLanguage {
   /** Its name, as answers show it ("typescript"). */
@@ -17,6 +19,11 @@ export interface SymbolLanguage {
   readonly grammar: string;
   /** The definitions query (tree-sitter query syntax). */
   readonly query: string;
+  /**
+   * What to make of a file's text before parsing it, where the grammar
+   * needs help; every line and column must stay where it was.
+   */
+  readonly prepare?: (text: string) => string;
 }
 
 const JS_COMMON = `
@@ -153,7 +160,12 @@ export const LANGUAGES: Readonly<Record<string, SymbolLanguage>> = {
 (local_function_statement name: (identifier) @name) @function
 `,
   },
-  cpp: { name: "cpp", grammar: "tree-sitter-cpp.wasm", query: CPP },
+  cpp: {
+    name: "cpp",
+    grammar: "tree-sitter-cpp.wasm",
+    query: CPP,
+    prepare: blankUnreadableMacros,
+  },
   ruby: {
     name: "ruby",
     grammar: "tree-sitter-ruby.wasm",
