@@ -1,6 +1,7 @@
 /**
  * Checks that the project's imports point one way: the protocol library
  * (`mcp/`, `handlers/`) stands alone, the workspace knows nothing of MCP,
+ * the symbol layer (`symbols/`) reaches no further than the workspace,
  * the adapters (`tools/`, `resources/`, `prompts/`) know nothing of the
  * command line or of the app's wiring (`app/`), and no module imports
  * itself through others. The graph
@@ -29,6 +30,9 @@ const FORBIDDEN: Readonly<Record<string, (to: string) => boolean>> = {
   workspace: (to) =>
     ["mcp", "handlers", "tools", "resources", "prompts", "cli", "app"]
       .includes(to),
+  // The symbol layer parses text it is given; the workspace (which reads
+  // files) is as far as it may reach, never MCP or the adapters on top.
+  symbols: (to) => to !== "symbols" && to !== "workspace",
   tools: (to) => to === "cli" || to === "app",
   resources: (to) => to === "cli" || to === "app",
   prompts: (to) => to === "cli" || to === "app",
@@ -122,6 +126,7 @@ export const STANDALONE_TEST_FOLDERS: readonly string[] = [
   "mcp",
   "handlers",
   "workspace",
+  "symbols",
 ];
 
 /**

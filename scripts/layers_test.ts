@@ -22,6 +22,8 @@ Deno.test("layers: the library and the workspace may not reach up", () => {
     "prompts/mod.ts": ["app/roots.ts", "tools/served.ts"],
     "app/roots.ts": ["tools/mod.ts", "resources/provider.ts"],
     "exports/http.ts": ["mcp/transports/http.ts", "tools/mod.ts"],
+    "symbols/runtime.ts": ["symbols/languages.ts", "workspace/module_file.ts"],
+    "symbols/definitions.ts": ["tools/common.ts", "mcp/tool.ts"],
   }));
   assert.deepEqual(problems, [
     "mcp/server.ts imports handlers/mod.ts: mcp/ may not depend on handlers/",
@@ -30,6 +32,8 @@ Deno.test("layers: the library and the workspace may not reach up", () => {
     "tools/common.ts imports cli/flags.ts: tools/ may not depend on cli/",
     "prompts/mod.ts imports app/roots.ts: prompts/ may not depend on app/",
     "exports/http.ts imports tools/mod.ts: exports/ may not depend on tools/",
+    "symbols/definitions.ts imports tools/common.ts: symbols/ may not depend on tools/",
+    "symbols/definitions.ts imports mcp/tool.ts: symbols/ may not depend on mcp/",
   ]);
 });
 

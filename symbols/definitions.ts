@@ -48,6 +48,25 @@ const TYPE_KINDS = new Set(["class", "struct", "impl", "trait", "interface"]);
 /** Kinds whose variables are locals (left out). */
 const CODE_KINDS = new Set(["function", "method"]);
 
+/**
+ * The node that names a definition, past a mended qualified name: the C++
+ * grammar reads C's `int __init probe(void)` (an attribute macro between
+ * type and name) as `int __init::probe(void)` with the `::` missing, and
+ * the name is then its last part, `probe`.
+ */
+function mendedName(node: Node): Node {
+  let name = node;
+  while (
+    name.type === "qualified_identifier" &&
+    name.children.some((child) => child?.isMissing === true)
+  ) {
+    const last = name.childForFieldName("name");
+    if (last === null) break;
+    name = last;
+  }
+  return name;
+}
+
 function nameOf(node: Node | undefined, def: Node): string {
   let text = node?.text ?? def.text;
   const newline = text.indexOf("\n");
@@ -77,7 +96,7 @@ export function definitionsOf(
 ): DefinitionsResult {
   const { parser, query } = loaded;
   const deadline = performance.now() + timeoutMs;
-  const tree = parser.parse(text, null, {
+  const tree = parser.parse(loaded.language.prepare?.(text) ?? text, null, {
     progressCallback: () => performance.now() > deadline,
   });
   if (tree === null) {
@@ -99,7 +118,7 @@ export function definitionsOf(
       let name: Node | undefined;
       let kind = "";
       for (const capture of match.captures) {
-        if (capture.name === "name") name = capture.node;
+        if (capture.name === "name") name = mendedName(capture.node);
         else {
           def = capture.node;
           kind = capture.name;

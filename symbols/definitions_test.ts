@@ -78,6 +78,7 @@ Deno.test("definitions: Python methods and decorators; Go; Rust; C by the C++ gr
     [
       "struct S 3-3 @3",
       "interface I 5-5 @5",
+      "  method M 5-5 @5",
       "method M 7-7 @7",
       "function F 9-9 @9",
     ],
@@ -105,6 +106,66 @@ Deno.test("definitions: Python methods and decorators; Go; Rust; C by the C++ gr
       "struct pt 1-1 @1",
       "function make 2-5 @2",
       "function main 6-6 @6",
+    ],
+  );
+});
+
+Deno.test("definitions: what universal-ctags reports in Python, Go and C (kernel habits)", async () => {
+  // Python: a lambda bound to a name is a function (a method in a class),
+  // in a function too.
+  assert.deepEqual(
+    await outline(
+      "m.py",
+      "key = lambda a: a[0]\nclass K:\n    show = lambda self: 1\ndef f():\n    g = lambda: 2\n    h = 3\n",
+    ),
+    [
+      "function key 1-1 @1",
+      "class K 2-3 @2",
+      "  method show 3-3 @3",
+      "function f 4-6 @4",
+      "  function g 5-5 @5",
+    ],
+  );
+  // Go: an interface's methods.
+  assert.deepEqual(
+    await outline(
+      "m.go",
+      "package m\n\ntype R interface {\n\tRead(p []byte) (int, error)\n\tio.Closer\n}\n",
+    ),
+    ["interface R 3-6 @3", "  method Read 4-4 @4"],
+  );
+  // C through the C++ grammar: an attribute macro between type and name
+  // (read as a qualified name missing its `::`), also before a pointer
+  // declarator and with the name on the next line; an empty inline
+  // function closed by `;` (read as a brace-initialised declaration); a
+  // packed struct (read as a function definition).
+  assert.deepEqual(
+    await outline(
+      "m.c",
+      [
+        "static int __init setup(void)",
+        "{",
+        "\treturn 0;",
+        "}",
+        "static void __iomem *window(int n)",
+        "{",
+        "}",
+        "static int __maybe_unused",
+        "resume(struct device *dev)",
+        "{",
+        "}",
+        "static inline void touch(struct ring *r) { };",
+        "struct __packed header {",
+        "\tshort magic;",
+        "};",
+      ].join("\n"),
+    ),
+    [
+      "function setup 1-4 @1",
+      "function window 5-7 @5",
+      "function resume 8-11 @9",
+      "function touch 12-12 @12",
+      "struct header 13-15 @13",
     ],
   );
 });

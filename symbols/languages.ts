@@ -9,6 +9,8 @@
  * @module
  */
 
+import { blankUnreadableMacros } from "./c_macros.ts";
+
 /** A language the symbol tools read. */
 export interface SymbolLanguage {
   /** Its name, as answers show it ("typescript"). */
@@ -17,6 +19,11 @@ export interface SymbolLanguage {
   readonly grammar: string;
   /** The definitions query (tree-sitter query syntax). */
   readonly query: string;
+  /**
+   * What to make of a file's text before parsing it, where the grammar
+   * needs help; every line and column must stay where it was.
+   */
+  readonly prepare?: (text: string) => string;
 }
 
 const JS_COMMON = `
@@ -55,6 +62,10 @@ const CPP = `
 (function_definition declarator: (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (_) @name)))) @function
 (function_definition declarator: (reference_declarator (function_declarator declarator: (_) @name))) @function
 (template_declaration (function_definition declarator: (function_declarator declarator: (_) @name)) @function)
+(function_definition declarator: (qualified_identifier name: (pointer_type_declarator declarator: (function_declarator declarator: (_) @name)))) @function
+(declaration declarator: (init_declarator declarator: (function_declarator declarator: (_) @name) value: (initializer_list))) @function
+(function_definition type: (struct_specifier) declarator: (identifier) @name body: (_)) @struct
+(function_definition type: (union_specifier) declarator: (identifier) @name body: (_)) @struct
 (class_specifier name: (_) @name body: (_)) @class
 (struct_specifier name: (_) @name body: (_)) @struct
 (union_specifier name: (_) @name body: (_)) @struct
@@ -83,6 +94,7 @@ export const LANGUAGES: Readonly<Record<string, SymbolLanguage>> = {
     query: `
 (class_definition name: (identifier) @name) @class
 (function_definition name: (identifier) @name) @function
+(expression_statement (assignment left: (identifier) @name right: (lambda))) @function
 (module (expression_statement (assignment left: (identifier) @name)) @variable)
 `,
   },
@@ -92,6 +104,7 @@ export const LANGUAGES: Readonly<Record<string, SymbolLanguage>> = {
     query: `
 (function_declaration name: (identifier) @name) @function
 (method_declaration name: (field_identifier) @name) @method
+(method_elem name: (field_identifier) @name) @method
 (type_spec name: (type_identifier) @name type: (struct_type)) @struct
 (type_spec name: (type_identifier) @name type: (interface_type)) @interface
 (type_spec name: (type_identifier) @name) @type
@@ -147,7 +160,12 @@ export const LANGUAGES: Readonly<Record<string, SymbolLanguage>> = {
 (local_function_statement name: (identifier) @name) @function
 `,
   },
-  cpp: { name: "cpp", grammar: "tree-sitter-cpp.wasm", query: CPP },
+  cpp: {
+    name: "cpp",
+    grammar: "tree-sitter-cpp.wasm",
+    query: CPP,
+    prepare: blankUnreadableMacros,
+  },
   ruby: {
     name: "ruby",
     grammar: "tree-sitter-ruby.wasm",
