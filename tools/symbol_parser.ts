@@ -8,8 +8,10 @@
  *
  * - Up to {@linkcode SYMBOL_WORKERS} workers take the texts in the order
  *   they were asked for, one at a time each. They start on the first
- *   parse (never at start-up), stay warm for a while, and are stopped
- *   once idle (a live worker would keep a finished process running).
+ *   parse (never at start-up) and are stopped once idle (a live worker
+ *   would keep a finished process running): the first after
+ *   {@linkcode WARM_MS}, since a fresh one loads the runtime and a grammar
+ *   again (300 ms for C++), the others after a few seconds.
  * - A cancelled parse settles at once with the call's abort reason: one
  *   still waiting is dropped, and a running one is told to stop through a
  *   flag the worker reads while it parses; its late answer is dropped.
@@ -43,9 +45,17 @@ export const SYMBOL_WORKERS = 2;
  */
 export const WATCHDOG_SLACK_MS = 4000;
 
-// An idle worker is stopped after this long (ms): warm for the next call
-// (loading the runtime and a grammar again costs tens of ms), but a live
-// worker would keep a process that is done from ending.
+/**
+ * How long the first worker stays warm after its last parse (ms): an
+ * agent's symbol calls come tens of seconds apart, and a fresh worker
+ * spends 300-400 ms loading the runtime and the C++ grammar before its
+ * first parse (`outline` of a kernel file: 90-150 ms warm, 360-440 ms
+ * cold).
+ */
+export const WARM_MS = 60_000;
+
+// The other workers are stopped after this long idle (ms): they serve
+// long searches, and each holds its own copy of the grammars.
 const IDLE_MS = 5000;
 
 interface Slot {
@@ -209,7 +219,7 @@ function dispatch(): void {
       const timer = setTimeout(() => {
         slot.idle = undefined;
         if (slot.job === undefined) drop(slot);
-      }, IDLE_MS);
+      }, slot === slots[0] ? WARM_MS : IDLE_MS);
       slot.idle = timer;
       Deno.unrefTimer(timer);
     }
