@@ -7,11 +7,12 @@
  * and hands its text over; the workers read nothing of the workspace.
  *
  * - Up to {@linkcode SYMBOL_WORKERS} workers take the texts in the order
- *   they were asked for, one at a time each. They start on the first
- *   parse (never at start-up) and are stopped once idle (a live worker
- *   would keep a finished process running): the first after
- *   {@linkcode WARM_MS}, since a fresh one loads the runtime and a grammar
- *   again (300 ms for C++), the others after a few seconds.
+ *   they were asked for, one at a time each. The first starts on the first
+ *   parse (never at start-up), another only when parses queue up behind
+ *   the busy ones. They are stopped once idle (a live worker would keep a
+ *   finished process running): the first after {@linkcode WARM_MS}, since
+ *   a fresh one loads the runtime and a grammar again (300 ms for C++),
+ *   the others after a few seconds.
  * - A cancelled parse settles at once with the call's abort reason: one
  *   still waiting is dropped, and a running one is told to stop through a
  *   flag the worker reads while it parses; its late answer is dropped.
@@ -33,7 +34,7 @@ import {
 } from "../symbols/definitions.ts";
 import type { SymbolLanguage } from "../symbols/languages.ts";
 import { moduleFileBeside } from "../workspace/module_file.ts";
-import type { ParseJob, ParseReply } from "./symbol_worker.ts";
+import type { ParseJob, ParseReply, WarmUp } from "./symbol_worker.ts";
 
 /** Worker threads the symbol tools parse on, at most. */
 export const SYMBOL_WORKERS = 2;
@@ -55,15 +56,22 @@ export const WATCHDOG_SLACK_MS = 4000;
 export const WARM_MS = 60_000;
 
 // The other workers are stopped after this long idle (ms): they serve
-// long searches, and each holds its own copy of the grammars.
+// long searches, and each holds its own copy of the runtime and grammars
+// (30-40 MiB for C++).
 const IDLE_MS = 5000;
+
+// Parses waiting, at least, before another worker starts: a fresh one
+// costs more than a few small parses (a search of three files waits for
+// the first worker rather than start a second).
+const SPAWN_BACKLOG = 3;
 
 interface Slot {
   worker: Worker;
   // Read by the worker while it parses: non-zero stops the parse.
   stop: Int32Array;
   job: Pending | undefined;
-  started: boolean;
+  // Loaded the runtime and a grammar: takes jobs from now on.
+  ready: boolean;
   idle?: ReturnType<typeof setTimeout>;
   watchdog?: ReturnType<typeof setTimeout>;
 }
@@ -149,7 +157,7 @@ function drop(slot: Slot): void {
   slot.worker.terminate();
 }
 
-function spawn(): Slot | undefined {
+function spawn(language: SymbolLanguage): Slot | undefined {
   const url = workerUrl();
   if (url === undefined) {
     // No worker module to load: every parse runs on this thread.
@@ -167,17 +175,32 @@ function spawn(): Slot | undefined {
     worker,
     stop: new Int32Array(new SharedArrayBuffer(4)),
     job: undefined,
-    started: false,
+    ready: false,
   };
-  // A worker's start-up, until it first answers, is code loading (see
+  // A worker's start-up, until it is ready, is code loading (see
   // mcp/loading.ts): it does not count against a call's place in the
   // order of answers.
   const booted = Promise.withResolvers<void>();
   trackLoading(booted.promise);
-  worker.onmessage = (event: MessageEvent<ParseReply>) => {
+  // Jobs wait for a worker that takes this long to start up no more:
+  // it is stopped, and counted as one that could not start.
+  slot.watchdog = setTimeout(() => {
     booted.resolve();
-    slot.started = true;
+    drop(slot);
+    if (slots.length === 0) broken = true;
+    dispatch();
+  }, PARSE_TIMEOUT_MS + WATCHDOG_SLACK_MS);
+  worker.onmessage = (event: MessageEvent<ParseReply>) => {
     const reply = event.data;
+    if ("ready" in reply) {
+      // Ready: the jobs waiting go to it (and to the busy ones as they
+      // finish), none having waited on its start-up.
+      clearTimeout(slot.watchdog);
+      booted.resolve();
+      slot.ready = true;
+      dispatch();
+      return;
+    }
     const job = slot.job;
     if (job === undefined || job.id !== reply.id) return;
     clearTimeout(slot.watchdog);
@@ -194,18 +217,16 @@ function spawn(): Slot | undefined {
     booted.resolve();
     const job = slot.job;
     drop(slot);
-    if (!slot.started) {
-      // A worker that never started will not start next time either:
-      // its job, and every later one, is parsed on this thread.
-      broken = true;
-      job?.lost();
-    } else {
-      job?.settle({ ok: false, reason: "the parser's worker failed" });
-    }
+    // A worker that never started will not start next time either: the
+    // jobs are parsed on this thread (once no worker is left).
+    if (!slot.ready) broken = true;
+    job?.settle({ ok: false, reason: "the parser's worker failed" });
     dispatch();
   };
   worker.onerror = fail;
   worker.onmessageerror = fail;
+  const warm: WarmUp = { warm: language.name };
+  worker.postMessage(warm);
   slots.push(slot);
   return slot;
 }
@@ -228,11 +249,14 @@ function dispatch(): void {
 
 function assign(): void {
   while (waiting.length > 0) {
-    let slot = slots.find((s) => s.job === undefined);
-    if (slot === undefined && !broken && slots.length < poolSize) {
-      slot = spawn();
-    }
+    const slot = slots.find((s) => s.ready && s.job === undefined);
     if (slot === undefined) {
+      if (
+        !broken && slots.length < poolSize && slots.every((s) => s.ready) &&
+        (slots.length === 0 || waiting.length >= SPAWN_BACKLOG)
+      ) {
+        spawn(waiting[0].language);
+      }
       if (broken && slots.length === 0) {
         for (const job of waiting.splice(0)) job.lost();
       }

@@ -127,7 +127,10 @@ Deno.test("symbol parser: a worker that cannot start leaves parsing to this thre
 });
 
 Deno.test("symbol parser: a worker silent past the parse's budget is stopped, and the parse fails with a reason", async () => {
-  setSymbolWorkerUrl(module("self.onmessage = () => {};"));
+  // Ready after the warm-up, then silent.
+  setSymbolWorkerUrl(module(
+    "self.onmessage = (e) => { if (e.data.warm) self.postMessage({ id: -1, ready: true }); };",
+  ));
   try {
     const started = performance.now();
     const result = await parseDefinitions(TS, SOURCE, undefined, 10);
@@ -146,5 +149,21 @@ Deno.test("symbol parser: a worker silent past the parse's budget is stopped, an
     assert.ok((await parseDefinitions(TS, SOURCE)).ok);
   } finally {
     stopSymbolWorkers();
+  }
+});
+
+Deno.test("symbol parser: a worker that never gets ready leaves parsing to this thread", async () => {
+  setSymbolWorkerUrl(module("self.onmessage = () => {};"));
+  try {
+    const started = performance.now();
+    assert.deepEqual(
+      await parseDefinitions(TS, SOURCE),
+      definitionsOf(await loadLanguage(TS), SOURCE),
+    );
+    const took = performance.now() - started;
+    assert.ok(took >= WATCHDOG_SLACK_MS, `gave up after ${took} ms`);
+    assert.equal(symbolWorkersRunning(), 0);
+  } finally {
+    setSymbolWorkerUrl(undefined);
   }
 });

@@ -5,9 +5,11 @@
  * answers requests. It reads no file of the workspace: only the
  * tree-sitter WebAssembly files, as `symbols/runtime.ts` finds them.
  *
- * - receives a {@linkcode ParseJob};
- * - posts a {@linkcode ParseReply} with the same id: the definitions, or
- *   the error that kept it from parsing.
+ * - receives first a {@linkcode WarmUp}: loads the runtime and the
+ *   grammar named, and posts `{ id: -1, ready: true }`;
+ * - then receives {@linkcode ParseJob}s, one at a time, and posts a
+ *   {@linkcode ParseReply} with the same id: the definitions, or the error
+ *   that kept it from parsing.
  *
  * The job's `stop` flag, shared with the main thread, ends a parse early
  * (a cancelled call); its result is then dropped there.
@@ -36,13 +38,20 @@ export interface ParseJob {
   stop: Int32Array;
 }
 
-/** What the worker posts back for a job. */
+/** What the main thread sends first: the grammar to load before any job. */
+export interface WarmUp {
+  /** The name of a language (a key of `LANGUAGES`). */
+  warm: string;
+}
+
+/** What the worker posts back: ready after the warm-up, or a job's answer. */
 export type ParseReply =
+  | { id: -1; ready: true }
   | { id: number; result: DefinitionsResult }
   | { id: number; error: string };
 
 interface Scope {
-  onmessage: ((event: MessageEvent<ParseJob>) => void) | null;
+  onmessage: ((event: MessageEvent<ParseJob | WarmUp>) => void) | null;
   postMessage(message: ParseReply): void;
 }
 
@@ -68,8 +77,20 @@ async function run(job: ParseJob): Promise<ParseReply> {
   }
 }
 
+async function warm(name: string): Promise<void> {
+  const language = LANGUAGES[name];
+  try {
+    if (language !== undefined) await loadLanguage(language);
+  } catch {
+    // The first job meets the same error, and reports it.
+  }
+  scope.postMessage({ id: -1, ready: true });
+}
+
 // Jobs come one at a time (the main thread sends the next after the
 // reply), so no queue is kept here.
 scope.onmessage = (event) => {
-  run(event.data).then((reply) => scope.postMessage(reply));
+  const message = event.data;
+  if ("warm" in message) warm(message.warm);
+  else run(message).then((reply) => scope.postMessage(reply));
 };
