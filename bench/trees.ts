@@ -10,6 +10,8 @@
  *   `debian/` from any tool honouring it; the copy drops that stanza.
  * - `npm/`: a `node_modules` tree of about 8,000 files, `npm install`ed
  *   from the pinned packages of {@linkcode NPM_PACKAGES}.
+ * - `symbols/`: {@linkcode SYMBOL_FILES} generated TypeScript files in
+ *   100 directories (`symbolSource`), for `find_symbol`.
  *
  * Idempotent: a tree whose marker file says it is complete is left alone.
  * Prints what it did.
@@ -39,6 +41,11 @@ const DEBIAN_STANZA = ["/*", "!/debian/"];
 // Bump when the way a tree is made changes: its marker then no longer matches.
 const KERNEL_MARK = "kernel v1: debian stanza dropped";
 const NPM_MARK = `npm v1: ${NPM_PACKAGES.join(" ")}`;
+
+/** How many files the generated `symbols/` tree holds. */
+export const SYMBOL_FILES = 10_000;
+
+const SYMBOLS_MARK = `symbols v1: ${SYMBOL_FILES} files`;
 
 async function readText(path: string): Promise<string | undefined> {
   try {
@@ -177,15 +184,82 @@ export async function prepareNpm(base: string): Promise<string> {
   return dir;
 }
 
+/**
+ * The text of file `i` of the generated tree: an interface, a class with
+ * methods, and functions, each name numbered after the file, and calls
+ * to another file's function, so that a name is defined in few files and
+ * used in a few more. `parseConfig<i % 200>` is defined in 50 files.
+ */
+export function symbolSource(i: number): string {
+  const other = (i * 7919 + 13) % SYMBOL_FILES;
+  return [
+    `import { helper${other} } from "../mod${other % 100}/file${other}.ts";`,
+    "",
+    `/** Options of Service${i}. */`,
+    `export interface Options${i} {`,
+    "  size: number;",
+    "  name: string;",
+    "}",
+    "",
+    `export class Service${i} {`,
+    `  constructor(private readonly options: Options${i}) {}`,
+    "",
+    "  start(): number {",
+    `    return helper${other}(this.options.size);`,
+    "  }",
+    "",
+    "  stop(): void {",
+    `    console.log("stopping", this.options.name);`,
+    "  }",
+    "}",
+    "",
+    `export function helper${i}(n: number): number {`,
+    `  return n * ${i} + ${other};`,
+    "}",
+    "",
+    `export function parseConfig${i % 200}(text: string): Options${i} {`,
+    `  const [size, name] = text.split(":");`,
+    "  return { size: Number(size), name };",
+    "}",
+    "",
+    `export const defaults${i} = (): Options${i} => ({ size: ${i}, name: "f${i}" });`,
+    "",
+  ].join("\n");
+}
+
+/** Make `symbols/` unless it is there; returns its path. */
+export async function prepareSymbols(base: string): Promise<string> {
+  const dir = `${base}/symbols`;
+  const marker = `${base}/.symbols.done`;
+  if ((await readText(marker)) === SYMBOLS_MARK) {
+    console.log(`symbols: ${dir} is ready (${marker})`);
+    return dir;
+  }
+  await Deno.remove(dir, { recursive: true }).catch(() => {});
+  for (let d = 0; d < 100; d++) {
+    await Deno.mkdir(`${dir}/mod${d}`, { recursive: true });
+  }
+  for (let i = 0; i < SYMBOL_FILES; i++) {
+    await Deno.writeTextFile(
+      `${dir}/mod${i % 100}/file${i}.ts`,
+      symbolSource(i),
+    );
+  }
+  await Deno.writeTextFile(marker, SYMBOLS_MARK);
+  console.log(`symbols: ${dir}: ${SYMBOL_FILES} files`);
+  return dir;
+}
+
 /** The prepared trees, by name, made when missing. */
 export async function prepareTrees(
-  names: readonly string[] = ["linux", "npm"],
+  names: readonly string[] = ["linux", "npm", "symbols"],
 ): Promise<Record<string, string>> {
   const base = treesDir();
   await Deno.mkdir(base, { recursive: true });
   const trees: Record<string, string> = {};
   if (names.includes("linux")) trees.linux = await prepareKernel(base);
   if (names.includes("npm")) trees.npm = await prepareNpm(base);
+  if (names.includes("symbols")) trees.symbols = await prepareSymbols(base);
   return trees;
 }
 

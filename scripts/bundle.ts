@@ -1,7 +1,8 @@
 /**
  * Builds the bundle, `dist/shipcode-mcp.js`, its search worker
- * `dist/scan_worker.js` and its index worker `dist/index_worker.js`, with
- * `deno bundle`: one JavaScript file that
+ * `dist/scan_worker.js`, its index worker `dist/index_worker.js` and its
+ * symbol parser `dist/symbol_worker.js`, with `deno bundle`: one
+ * JavaScript file each that
  * carries every module the server loads, npm packages (mime, Ajv) and
  * lazily imported ones included, so that running it fetches nothing and
  * needs no Deno cache (`tests/offline_test.ts`).
@@ -18,8 +19,8 @@
  *
  * The symbol tools' WebAssembly files (the tree-sitter runtime and its
  * grammars) cannot be inlined: they are copied from their npm packages
- * into `dist/tree-sitter/`, where the bundle loads them from
- * (`symbols/runtime.ts`).
+ * into `dist/tree-sitter/`, where the symbol worker (and the bundle, where
+ * no worker can run) loads them from (`symbols/runtime.ts`).
  *
  * @module
  */
@@ -38,6 +39,7 @@ export const BUNDLES: readonly { entry: string; output: string }[] = [
   { entry: "main.ts", output: "dist/shipcode-mcp.js" },
   { entry: "tools/scan_worker.ts", output: "dist/scan_worker.js" },
   { entry: "workspace/index_worker.ts", output: "dist/index_worker.js" },
+  { entry: "tools/symbol_worker.ts", output: "dist/symbol_worker.js" },
 ];
 
 /** Bundle `entry` into `output` (both relative to the repository). */

@@ -105,13 +105,15 @@ async function compile(
     // The binary runs with the permissions and V8 flags of `deno run`.
     ...DENO_RUN_FLAGS,
     "--quiet",
-    // Search's and the index's worker threads load these modules by URL,
-    // so they are not in main.ts's import graph; without them the binary
-    // searches and indexes on one thread.
+    // Search's, the index's and the symbol parser's worker threads load
+    // these modules by URL, so they are not in main.ts's import graph;
+    // without them the binary searches, indexes and parses on one thread.
     "--include",
     join(PROJECT_ROOT, "tools", "scan_worker.ts"),
     "--include",
     join(PROJECT_ROOT, "workspace", "index_worker.ts"),
+    "--include",
+    join(PROJECT_ROOT, "tools", "symbol_worker.ts"),
     "-o",
     output,
   ];

@@ -1,7 +1,7 @@
 /**
  * `deno task install`: put a `shipcode-mcp` command on the PATH, with
  * `deno install --global` of this clone's bundle (`dist/shipcode-mcp.js`,
- * which the task builds first, with `dist/scan_worker.js` beside it), with
+ * which the task builds first, with its workers beside it), with
  * the server's permission and V8 flags (`DENO_RUN_FLAGS`: reading files,
  * never a prompt) and an invocation hint (`cli/invocation.ts`) so that its
  * `--help`, errors and `config` name the installed command. The bundle

@@ -4,10 +4,11 @@
  * (the version is `deno.json`'s). The task bundles the server first
  * (`deno task bundle`); this script adds:
  *
- * - `dist/shipcode-mcp.js`, `dist/scan_worker.js` and
- *   `dist/index_worker.js`, the bundle and the search and index workers it
- *   loads from beside itself (`tools/scan_pool.ts`,
- *   `workspace/text_index.ts`);
+ * - `dist/shipcode-mcp.js`, `dist/scan_worker.js`, `dist/index_worker.js`
+ *   and `dist/symbol_worker.js`, the bundle and the search, index and
+ *   symbol parser workers it loads from beside itself
+ *   (`tools/scan_pool.ts`, `workspace/text_index.ts`,
+ *   `tools/symbol_parser.ts`);
  * - `dist/tree-sitter/`, the symbol tools' WebAssembly files, which the
  *   bundle loads from beside itself (`symbols/runtime.ts`);
  * - `dist/launch_flags.mjs`, `cli/invocation.ts` bundled for Node: the
@@ -27,7 +28,12 @@ import manifest from "../deno.json" with { type: "json" };
 import { BESIDE_BUNDLE, wasmFiles } from "../symbols/runtime.ts";
 
 /** The files of `dist/` the package carries: the bundle and its workers. */
-const BUNDLE_FILES = ["shipcode-mcp.js", "scan_worker.js", "index_worker.js"];
+const BUNDLE_FILES = [
+  "shipcode-mcp.js",
+  "scan_worker.js",
+  "index_worker.js",
+  "symbol_worker.js",
+];
 
 /** The `deno` npm package the server runs on: the Deno it is tested with. */
 export const DENO_NPM_VERSION = "2.9.6";

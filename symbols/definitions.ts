@@ -34,11 +34,26 @@ export type DefinitionsResult =
   | { ok: false; reason: string };
 
 /**
- * Longest a file's parse may take before it is given up on (ms). Parsing
- * runs on the thread that answers requests (a worker would free it: not
- * yet), so this also bounds how long other requests wait behind it.
+ * Longest a file's parse and query may take before it is given up on
+ * (ms). The symbol tools parse on a worker thread (`tools/symbol_parser.ts`),
+ * so this bounds how long a hostile file holds that worker, not the
+ * thread that answers requests.
  */
 export const PARSE_TIMEOUT_MS = 1000;
+
+/** Options of {@linkcode definitionsOf}. */
+export interface DefinitionsOptions {
+  /** Longest the parse and query may take (ms). */
+  timeoutMs?: number;
+  /**
+   * A flag another thread may set (non-zero) to stop the work early: it
+   * is read while parsing and between definitions.
+   */
+  stop?: Int32Array;
+}
+
+// Between two looks at the clock and the stop flag, in definitions.
+const CHECK_EVERY = 64;
 
 /** Longest a name is shown, in characters. */
 const MAX_NAME = 100;
@@ -87,33 +102,45 @@ interface Found {
 
 /**
  * The definitions of `text` in `loaded`'s language, outermost first and
- * in the order of the file; `timeoutMs` bounds the parse.
+ * in the order of the file; `options.timeoutMs` bounds the parse and the
+ * query, and `options.stop` ends them early.
  */
 export function definitionsOf(
   loaded: LoadedLanguage,
   text: string,
-  timeoutMs = PARSE_TIMEOUT_MS,
+  options: DefinitionsOptions = {},
 ): DefinitionsResult {
   const { parser, query } = loaded;
+  const { timeoutMs = PARSE_TIMEOUT_MS, stop } = options;
   const deadline = performance.now() + timeoutMs;
+  const overdue = () =>
+    performance.now() > deadline ||
+    (stop !== undefined && Atomics.load(stop, 0) !== 0);
+  const gaveUp = (): DefinitionsResult => ({
+    ok: false,
+    reason: stop !== undefined && Atomics.load(stop, 0) !== 0
+      ? "parsing was stopped"
+      : `parsing took longer than ${timeoutMs} ms and was stopped`,
+  });
   const tree = parser.parse(loaded.language.prepare?.(text) ?? text, null, {
-    progressCallback: () => performance.now() > deadline,
+    progressCallback: overdue,
   });
   if (tree === null) {
     parser.reset();
-    return {
-      ok: false,
-      reason: `parsing took longer than ${timeoutMs} ms and was stopped`,
-    };
+    return gaveUp();
   }
   try {
     const byNode = new Map<string, Found>();
     const remaining = Math.max(1, deadline - performance.now());
+    let looked = 0;
     for (
       const match of query.matches(tree.rootNode, {
         timeoutMicros: Math.ceil(remaining * 1000),
       })
     ) {
+      // Asking a node for its parent walks down from the root, so deep
+      // nesting makes this loop quadratic: it keeps to the deadline too.
+      if (++looked % CHECK_EVERY === 0 && overdue()) return gaveUp();
       let def: Node | undefined;
       let name: Node | undefined;
       let kind = "";

@@ -217,11 +217,40 @@ Deno.test("definitions: syntax errors still outline; deep nesting and a long lin
     else assert.equal(deep.definitions[0].name, "a");
   }
   // A parse over its time budget is stopped and says so.
-  const slow = definitionsOf(loaded, "let x = 1 + 2;\n".repeat(200_000), 1);
+  const slow = definitionsOf(loaded, "let x = 1 + 2;\n".repeat(200_000), {
+    timeoutMs: 1,
+  });
   assert.equal(slow.ok, false);
   assert.match(!slow.ok ? slow.reason : "", /took longer than 1 ms/);
   // The parser is usable afterwards.
   assert.ok(definitionsOf(loaded, "function f() {}").ok);
+});
+
+Deno.test("definitions: deeply nested definitions keep to the deadline", async () => {
+  const loaded = await loadLanguage(languageOf("x.ts")!);
+  // Each definition asks its node for a parent, which walks down from the
+  // root: 20,000 nested functions took 43 s before the loop kept time.
+  const text = "function a(){".repeat(20_000) + "}".repeat(20_000);
+  const started = performance.now();
+  const nested = definitionsOf(loaded, text, { timeoutMs: 300 });
+  assert.ok(performance.now() - started < 300 + 500);
+  assert.equal(nested.ok, false);
+  assert.match(!nested.ok ? nested.reason : "", /took longer than 300 ms/);
+});
+
+Deno.test("definitions: a stop flag set before or during the work ends it", async () => {
+  const loaded = await loadLanguage(languageOf("x.ts")!);
+  const stop = new Int32Array(new SharedArrayBuffer(4));
+  Atomics.store(stop, 0, 1);
+  const started = performance.now();
+  const stopped = definitionsOf(loaded, "let x = 1 + 2;\n".repeat(200_000), {
+    stop,
+  });
+  assert.ok(performance.now() - started < 200);
+  assert.equal(stopped.ok, false);
+  assert.match(!stopped.ok ? stopped.reason : "", /was stopped/);
+  Atomics.store(stop, 0, 0);
+  assert.ok(definitionsOf(loaded, "function f() {}", { stop }).ok);
 });
 
 Deno.test("languages: by extension and name; unknown is undefined", () => {

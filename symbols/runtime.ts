@@ -3,7 +3,8 @@
  * that never reads a symbol pays nothing for them). Nothing is fetched:
  * the WebAssembly files ship with the server. The bundle finds them in
  * `tree-sitter/` beside itself (`deno task bundle` copies them there, as
- * it writes `scan_worker.js` beside the bundle); run from source, they are
+ * it writes `symbol_worker.js`, which loads them, beside the bundle); run
+ * from source, they are
  * read from the npm packages `web-tree-sitter` (the runtime's
  * `tree-sitter.wasm`) and `@vscode/tree-sitter-wasm` (the grammars), in
  * Deno's npm cache. Bytes are read with `Deno.readFile` and handed to the

@@ -126,6 +126,7 @@ Deno.test({
               "package/dist/shipcode-mcp.js",
               "package/dist/scan_worker.js",
               "package/dist/index_worker.js",
+              "package/dist/symbol_worker.js",
               "package/dist/launch_flags.mjs",
               "package/dist/tree-sitter/tree-sitter.wasm",
               "package/dist/tree-sitter/tree-sitter-typescript.wasm",

@@ -111,3 +111,11 @@ Deno.test("find_files: a repeated, cancelled find stops, sends nothing, and the 
   await using server = await LiveServer.start(["--root", ws.root]);
   await callAndCancel(server, "find_files", { pattern: "*.md" });
 });
+
+Deno.test("find_symbol: a repeated, cancelled find stops, sends nothing, and the server goes idle", async () => {
+  // 300 files of 20 KB, each holding the name: every one is parsed, on
+  // the workers, for seconds in all.
+  await using ws = await tree(300, 100, 20_000);
+  await using server = await LiveServer.start(["--root", ws.root]);
+  await callAndCancel(server, "find_symbol", { name: "value" });
+});

@@ -4,26 +4,40 @@
  * order, as plain text. Each file in a language the tools read is read
  * through the workspace (so `.gitignore` and `.git` rules apply), skipped
  * at once when its text does not hold the name's literal part, and parsed
- * otherwise; large files are skipped with a note. Long calls report
- * progress and stop when cancelled.
+ * otherwise, on a worker thread (`symbol_search.ts`); large files are
+ * skipped with a note. Long calls report progress and stop when
+ * cancelled. With `--index`, the index names the files to read
+ * (`symbol_indexed.ts`), with the same answer.
  *
  * @module
  */
 
 import { defineTool, type Tool } from "../mcp/tool.ts";
 import { textContent, toolError } from "../mcp/content.ts";
-import { walkSkips } from "../workspace/workspace.ts";
+import {
+  type ResolvedPath,
+  type WalkSkips,
+  walkSkips,
+} from "../workspace/workspace.ts";
 import type { WorkspaceView } from "../workspace/roots.ts";
+import type { TextIndex } from "../workspace/text_index.ts";
 import { languageOf } from "../symbols/languages.ts";
 import {
   displayPath,
-  Pacer,
   plural,
   READ_ONLY,
   skippedNote,
   type ToolCaps,
 } from "./common.ts";
-import { definitionsIn, readSource, symbolFileCap } from "./symbol_source.ts";
+import { symbolFileCap } from "./symbol_source.ts";
+import {
+  searchSymbols,
+  StaleIndex,
+  type SymbolCandidate,
+  type SymbolHits,
+  type SymbolQuery,
+  type SymbolSearchOptions,
+} from "./symbol_search.ts";
 
 /** Longest name pattern accepted, in characters. */
 export const MAX_NAME_PATTERN = 200;
@@ -79,11 +93,13 @@ export function literalPart(
 
 /**
  * Make the `find_symbol` tool over `ws`: at most `caps.maxMatches`
- * definitions a call.
+ * definitions a call; with `index` (an index of `ws`), the files to read
+ * come from it when it can tell.
  */
 export function findSymbolTool(
   ws: WorkspaceView,
   caps: Pick<ToolCaps, "maxMatches" | "maxReadBytes">,
+  index?: TextIndex,
 ): Tool {
   const cap = symbolFileCap(caps);
   return defineTool({
@@ -129,116 +145,130 @@ export function findSymbolTool(
     annotations: READ_ONLY,
     async run(args, ctx) {
       const { name, match = "exact", path = "", kind } = args;
-      const limit = Math.min(args.limit ?? caps.maxMatches, caps.maxMatches);
-      const matches = nameMatcher(name, match);
-      const literal = literalPart(name, match);
-      const found: string[] = [];
-      const large: string[] = [];
-      const failed: string[] = [];
-      let files = 0;
-      let truncated = false;
-      const pacer = new Pacer(
-        ctx.signal,
-        () =>
+      const query: SymbolQuery = {
+        matches: nameMatcher(name, match),
+        literal: literalPart(name, match),
+        kind,
+        limit: Math.min(args.limit ?? caps.maxMatches, caps.maxMatches),
+        cap,
+      };
+      const options: Omit<SymbolSearchOptions, "endSkips"> = {
+        signal: ctx.signal,
+        progress: (files, found) =>
           ctx.reportProgress(
             files,
             undefined,
             `${plural(files, "file", "files")} read, ${
-              plural(found.length, "definition", "definitions")
+              plural(found, "definition", "definitions")
             } found`,
           ),
-      );
-      const skips = walkSkips();
+      };
+      const search = (
+        candidates: Iterable<SymbolCandidate> | AsyncIterable<SymbolCandidate>,
+        endSkips: () => WalkSkips,
+      ) => searchSymbols(ws, candidates, query, { ...options, endSkips });
       const start = await ws.resolve(path);
-      const targets = start.info.isFile
-        ? [path]
-        : ws.walk({ path, signal: ctx.signal, skips, sizes: true });
-      walking: for await (const entry of targets) {
-        if (pacer.due()) await pacer.pause();
-        if (typeof entry !== "string") {
-          if (!entry.isFile || languageOf(entry.relative) === undefined) {
-            continue;
-          }
-          if (entry.size !== undefined && entry.size > cap) {
-            large.push(entry.relative);
-            continue;
+      let hits: SymbolHits | { refused: string } | undefined;
+      if (index !== undefined && start.info.isDirectory) {
+        const { indexedCandidates } = await import("./symbol_indexed.ts");
+        const indexed = await indexedCandidates(index, start, query.literal);
+        if (indexed !== undefined) {
+          try {
+            hits = await search(indexed.candidates, indexed.endSkips);
+          } catch (error) {
+            // A file changed since it was indexed: walk instead.
+            if (!(error instanceof StaleIndex)) throw error;
           }
         }
-        files++;
-        let source;
-        try {
-          source = await readSource(ws, entry, cap, ctx.signal);
-        } catch (error) {
-          // A file that vanished or became unreadable since the walk.
-          if (ctx.signal.aborted) throw error;
-          failed.push(typeof entry === "string" ? entry : entry.relative);
-          continue;
-        }
-        if (!source.ok) {
-          if (source.tooLarge) large.push(source.relative);
-          else if (typeof entry === "string") {
-            return toolError(source.reason);
-          }
-          continue;
-        }
-        if (literal !== "" && !source.text.includes(literal)) continue;
-        const result = await definitionsIn(source);
-        if (!result.ok) {
-          failed.push(source.relative);
-          continue;
-        }
-        for (const def of result.definitions) {
-          if (!matches(def.name)) continue;
-          if (kind !== undefined && def.kind !== kind) continue;
-          if (found.length === limit) {
-            truncated = true;
-            break walking;
-          }
-          found.push(
-            `${
-              displayPath(source.relative)
-            }:${def.line} ${def.kind} ${def.name}${
-              def.parent === undefined ? "" : ` (in ${def.parent})`
-            }`,
-          );
-        }
       }
-      const notes: string[] = [];
-      if (found.length === 0) {
-        notes.push(
-          `No definition ${
-            match === "exact" ? "named" : `matching (${match})`
-          } "${name}"${kind === undefined ? "" : ` of kind ${kind}`} in ${
-            plural(files, "source file", "source files")
-          }. Try match "prefix" or "glob", or search_text for uses of the name.`,
+      if (hits === undefined) {
+        const skips = walkSkips();
+        hits = await search(
+          walkCandidates(ws, start, path, skips, ctx.signal),
+          () => ({ ...skips }),
         );
       }
-      if (truncated) {
-        notes.push(
-          `[The first ${limit} shown; more follow: narrow "path", "kind" or the name.]`,
-        );
-      }
-      if (large.length > 0) {
-        notes.push(
-          `[${
-            plural(large.length, "file was", "files were")
-          } skipped as over ${cap} bytes: ${
-            large.slice(0, 5).map(displayPath).join(", ")
-          }${large.length > 5 ? ", …" : ""}; search_text can search them.]`,
-        );
-      }
-      if (failed.length > 0) {
-        notes.push(
-          `[${
-            plural(failed.length, "file", "files")
-          } could not be read or parsed in time: ${
-            failed.slice(0, 5).map(displayPath).join(", ")
-          }${failed.length > 5 ? ", …" : ""}.]`,
-        );
-      }
-      const walkNote = skippedNote(skips);
-      if (walkNote !== undefined) notes.push(`[${walkNote}]`);
-      return { content: [textContent([...found, ...notes].join("\n"))] };
+      if ("refused" in hits) return toolError(hits.refused);
+      return { content: [textContent(answerText(hits, args, query))] };
     },
   });
+}
+
+/**
+ * The source files of a walk from `start` (or the file it is), with the
+ * walk's skips as they stood when each was reached.
+ */
+async function* walkCandidates(
+  ws: WorkspaceView,
+  start: ResolvedPath,
+  path: string,
+  skips: WalkSkips,
+  signal: AbortSignal,
+): AsyncGenerator<SymbolCandidate> {
+  if (start.info.isFile) {
+    yield {
+      target: path,
+      relative: start.relative,
+      named: true,
+      skips: () => ({ ...skips }),
+    };
+    return;
+  }
+  for await (const entry of ws.walk({ path, signal, skips, sizes: true })) {
+    if (!entry.isFile || languageOf(entry.relative) === undefined) continue;
+    const at = { ...skips };
+    yield {
+      target: entry,
+      relative: entry.relative,
+      size: entry.size,
+      skips: () => at,
+    };
+  }
+}
+
+/** The answer's text: the definitions found, then the notes. */
+function answerText(
+  hits: SymbolHits,
+  args: { name: string; match?: string; kind?: string },
+  query: SymbolQuery,
+): string {
+  const { name, match = "exact", kind } = args;
+  const { found, large, failed, files, truncated } = hits;
+  const { cap, limit } = query;
+  const notes: string[] = [];
+  if (found.length === 0) {
+    notes.push(
+      `No definition ${
+        match === "exact" ? "named" : `matching (${match})`
+      } "${name}"${kind === undefined ? "" : ` of kind ${kind}`} in ${
+        plural(files, "source file", "source files")
+      }. Try match "prefix" or "glob", or search_text for uses of the name.`,
+    );
+  }
+  if (truncated) {
+    notes.push(
+      `[The first ${limit} shown; more follow: narrow "path", "kind" or the name.]`,
+    );
+  }
+  if (large.length > 0) {
+    notes.push(
+      `[${
+        plural(large.length, "file was", "files were")
+      } skipped as over ${cap} bytes: ${
+        large.slice(0, 5).map(displayPath).join(", ")
+      }${large.length > 5 ? ", …" : ""}; search_text can search them.]`,
+    );
+  }
+  if (failed.length > 0) {
+    notes.push(
+      `[${
+        plural(failed.length, "file", "files")
+      } could not be read or parsed in time: ${
+        failed.slice(0, 5).map(displayPath).join(", ")
+      }${failed.length > 5 ? ", …" : ""}.]`,
+    );
+  }
+  const walkNote = skippedNote(hits.skips);
+  if (walkNote !== undefined) notes.push(`[${walkNote}]`);
+  return [...found, ...notes].join("\n");
 }

@@ -24,7 +24,8 @@ export type { ToolCaps } from "./common.ts";
 /**
  * Every workspace tool over `ws` (one workspace, or several roots as one
  * tree: see `workspace/roots.ts`), with the given caps; `find_files` and
- * `search_text` answer from `index` (an index of `ws`) when it can.
+ * `search_text` answer from `index` (an index of `ws`) when it can, and
+ * `find_symbol` reads the files it names.
  */
 export function workspaceTools(
   ws: WorkspaceView,
@@ -38,7 +39,7 @@ export function workspaceTools(
     searchTextTool(ws, caps, index),
     fileInfoTool(ws),
     outlineTool(ws, caps),
-    findSymbolTool(ws, caps),
+    findSymbolTool(ws, caps, index),
     readSymbolTool(ws, caps),
   ].map(reportingWorkspaceErrors);
 }

@@ -46,7 +46,7 @@ export function outlineTool(
     async run(args, ctx) {
       const source = await readSource(ws, args.path, cap, ctx.signal);
       if (!source.ok) return toolError(source.reason);
-      const result = await definitionsIn(source);
+      const result = await definitionsIn(source, ctx.signal);
       const shown = displayPath(source.relative);
       if (!result.ok) {
         return toolError(

@@ -120,7 +120,7 @@ export function readSymbolTool(
       }
       const source = await readSource(ws, path, cap, ctx.signal);
       if (!source.ok) return toolError(source.reason);
-      const result = await definitionsIn(source);
+      const result = await definitionsIn(source, ctx.signal);
       const shown = displayPath(source.relative);
       if (!result.ok) {
         return toolError(

@@ -3,7 +3,7 @@
  * a file's text read through the workspace's confined reads, refused with
  * a reason the model can act on when it is not source the tools read (an
  * unsupported language, too large, binary), and its definitions from
- * `symbols/`, which is loaded on first use.
+ * `symbols/`, parsed on a worker thread loaded on first use.
  *
  * @module
  */
@@ -108,15 +108,17 @@ export async function readSource(
   return { ok: true, relative, text: decodeText(bytes), language };
 }
 
-/** The definitions of `source`, parsing it with its language's grammar. */
+/**
+ * The definitions of `source`, parsed with its language's grammar on a
+ * worker thread (`symbol_parser.ts`); rejects with `signal`'s reason as
+ * soon as it aborts.
+ */
 export async function definitionsIn(
   source: { text: string; language: SymbolLanguage },
+  signal?: AbortSignal,
 ): Promise<DefinitionsResult> {
-  const [{ loadLanguage }, { definitionsOf }] = await Promise.all([
-    import("../symbols/runtime.ts"),
-    import("../symbols/definitions.ts"),
-  ]);
-  return definitionsOf(await loadLanguage(source.language), source.text);
+  const { parseDefinitions } = await import("./symbol_parser.ts");
+  return parseDefinitions(source.language, source.text, signal);
 }
 
 /** "12" for one line, "12-40" for a range. */

@@ -1,7 +1,10 @@
 import { strict as assert } from "node:assert";
+import type { ToolContext } from "../mcp/tool.ts";
 import { makeTempWorkspace } from "../tests/tools_fixture.ts";
-import { call, textOf, toolServer } from "../tests/tools_harness.ts";
-import { literalPart, nameMatcher } from "./find_symbol.ts";
+import { call, TEST_CAPS, textOf, toolServer } from "../tests/tools_harness.ts";
+import { Workspace } from "../workspace/workspace.ts";
+import { findSymbolTool, literalPart, nameMatcher } from "./find_symbol.ts";
+import { stopSymbolWorkers } from "./symbol_parser.ts";
 import { docStart } from "./read_symbol.ts";
 import { MAX_SYMBOL_FILE_BYTES } from "./symbol_source.ts";
 import { PARSE_TIMEOUT_MS } from "../symbols/definitions.ts";
@@ -158,4 +161,79 @@ Deno.test("docStart: comment blocks and line comments right above", () => {
   assert.equal(docStart(["#include <x>", "int f();"], 2, "cpp"), 2);
   assert.equal(docStart(["/// d", "#[inline]", "fn f() {}"], 3, "rust"), 1);
   assert.equal(docStart(["code", "", "fn f() {}"], 3, "rust"), 3);
+});
+
+/**
+ * Source whose parse takes the parse's whole time budget (each of its
+ * thousands of nested functions asks tree-sitter for its parent).
+ */
+const NESTED = "function value(){".repeat(20_000) + "}".repeat(20_000);
+
+Deno.test("find_symbol: a cancel during long parses returns within 100 ms, with progress before it", async () => {
+  await using tmp = await makeTempWorkspace();
+  for (let i = 0; i < 6; i++) {
+    await Deno.writeTextFile(`${tmp.root}/src/nested${i}.ts`, NESTED);
+  }
+  const ws = await Workspace.open(tmp.root);
+  const tool = findSymbolTool(ws, TEST_CAPS);
+  const controller = new AbortController();
+  const progress: string[] = [];
+  const ctx = {
+    signal: controller.signal,
+    reportProgress(_done: number, _total?: number, message?: string) {
+      progress.push(message ?? "");
+    },
+  } as unknown as ToolContext;
+  try {
+    // Warm: the workers load the runtime and the grammar.
+    await tool.run({ name: "greet", path: "src/lib/util.ts" }, ctx);
+    const running = Promise.resolve(tool.run({ name: "value" }, ctx));
+    running.catch(() => {});
+    // Six parses of a second each, two at a time: cancelled once the
+    // first progress report is out, with parses still running.
+    for (let i = 0; i < 500 && progress.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.ok(progress.length > 0, "no progress was reported");
+    // The cancel is due 50 ms on, with a parse of the nested files under
+    // way: a parse on this thread would hold its timer back until it ends,
+    // so the time counts from when it was due, not from when it ran.
+    const cancelled = performance.now() + 50;
+    setTimeout(() => controller.abort(new Error("cancelled")), 50);
+    await assert.rejects(running, /cancelled/);
+    const stopped = performance.now() - cancelled;
+    assert.ok(stopped < 100, `stopped ${stopped.toFixed(0)} ms after cancel`);
+    assert.match(progress.at(-1) ?? "", /files? read, \d+ definitions? found/);
+  } finally {
+    stopSymbolWorkers();
+  }
+});
+
+Deno.test("find_symbol: hostile files give a note, never a hang", async () => {
+  await using tmp = await makeTempWorkspace();
+  await Deno.writeTextFile(`${tmp.root}/src/nested.ts`, NESTED);
+  await Deno.writeTextFile(`${tmp.root}/src/huge.js`, "x".repeat(10_000_000));
+  await Deno.writeFile(
+    `${tmp.root}/src/blob.ts`,
+    new Uint8Array([0, 1, 2, 0, 255, 0, 7, 0]),
+  );
+  await Deno.writeTextFile(
+    `${tmp.root}/src/deep.js`,
+    `value = ${"[".repeat(100_000)}${"]".repeat(100_000)};`,
+  );
+  const { server, session } = await toolServer(tmp.root);
+  try {
+    const started = performance.now();
+    const text = textOf(
+      await call(server, session, "find_symbol", { name: "value" }),
+    );
+    assert.ok(performance.now() - started < 4 * PARSE_TIMEOUT_MS + 2000);
+    assert.match(text, /skipped as over \d+ bytes: src\/huge\.js/);
+    assert.match(
+      text,
+      /could not be read or parsed in time: .*src\/nested\.ts/,
+    );
+  } finally {
+    stopSymbolWorkers();
+  }
 });

@@ -29,6 +29,7 @@ import {
   dataFromParts,
   FILE_SKIPPED,
   FILE_TEXT,
+  IDENTITY_FIELDS,
   type IndexData,
   scanTree,
   scratchFor,
@@ -50,6 +51,8 @@ export interface IndexView {
   readonly kinds: readonly number[];
   /** Each text id's length in UTF-16 code units, as decoded. */
   readonly lengths: readonly number[];
+  /** An id's size in bytes when it was read; NaN where unknown. */
+  size(id: number): number;
   /** What the walk left out, in order. */
   readonly skipEvents: readonly SkipEvent[];
   /** Marks, by id, of the files holding every one of `trigrams`. */
@@ -359,6 +362,8 @@ export class TextIndex {
       relative: data.relative,
       kinds: data.kinds,
       lengths: data.lengths,
+      // The size is the third number of a file's identity.
+      size: (id) => data.identity[id * IDENTITY_FIELDS + 2],
       skipEvents: data.skipEvents,
       matching: (trigrams) => postings.matching(trigrams),
     };
