@@ -56,6 +56,7 @@ export {
   type LoggingLevel,
 } from "../mcp/logging.ts";
 export {
+  type Answer,
   classify,
   decode,
   describeError,

@@ -17,6 +17,7 @@
  */
 
 import {
+  type Answer,
   describeError,
   encodeError,
   encodeResult,
@@ -75,12 +76,6 @@ export interface ModernServer {
     session: Session,
   ): string;
 }
-
-/**
- * What a request came to, before it is encoded (the server's `Answer`,
- * named here so that this module does not import the server).
- */
-export type Answer = { result: unknown } | { error: RpcError };
 
 /** The `_meta` keys of the stateless era. */
 export const META = {

@@ -116,6 +116,12 @@ export class RpcError extends Error {
 }
 
 /**
+ * What a request came to, before it is encoded: its handler's result, or
+ * the error it is answered with.
+ */
+export type Answer = { result: unknown } | { error: RpcError };
+
+/**
  * The -32602 Invalid params error whose message is the standard text
  * followed by `detail` (what was wrong and what to send instead).
  */

@@ -7,6 +7,7 @@
  */
 
 import {
+  type Answer,
   classify,
   decode,
   describeError,
@@ -333,12 +334,6 @@ class Entry {
     this.spec = spec;
   }
 }
-
-/**
- * What a request came to, before it is encoded: its handler's result, or
- * the error it is answered with.
- */
-export type Answer = { result: unknown } | { error: RpcError };
 
 function keepAnswer(answer: Answer): Answer {
   return answer;

@@ -18,7 +18,7 @@ export async function makeWorkspace(dir: string): Promise<void> {
   await Deno.writeTextFile(join(dir, "alpha.txt"), ALPHA);
   await Deno.writeTextFile(
     join(dir, "src", "main.ts"),
-    "export const x = 1;\n",
+    'export const x = 1;\n\n/** Says hello. */\nexport function greet(name: string): string {\n  return "hi " + name;\n}\n',
   );
   await Deno.copyFile(join(PROJECT_ROOT, "README.md"), join(dir, "README.md"));
 }
@@ -94,6 +94,28 @@ export const CASES: readonly Case[] = [
     name: "outline",
     call: { tool: "outline", args: { path: "src/main.ts" } },
     check: (r) => [...notError(r), ...contains(r, "variable x 1")],
+  },
+  {
+    name: "find_symbol",
+    call: { tool: "find_symbol", args: { name: "greet" } },
+    check: (
+      r,
+    ) => [...notError(r), ...contains(r, "src/main.ts:4 function greet")],
+  },
+  {
+    name: "read_symbol",
+    call: { tool: "read_symbol", args: { path: "src/main.ts", name: "greet" } },
+    check: (r) => [
+      ...notError(r),
+      // The definition's lines with their numbers (quotes may come
+      // escaped inside JSON).
+      ...contains(
+        r,
+        "src/main.ts:4-6 function greet",
+        "return ",
+        "+ name;",
+      ),
+    ],
   },
   {
     name: "error",
