@@ -3,9 +3,10 @@
  * transport, full size, each against a fresh server process
  * (`main.ts --root DIR --http 127.0.0.1:0`). While an attack runs, the
  * server's memory is sampled from `/proc/PID/status` and fresh clients
- * probe it: a `GET /health` on a new connection every 50 ms, and a new
- * session (`initialize`, `notifications/initialized`, `tools/list`, then
- * DELETE) every 200 ms, which retries after a refusal until it is served.
+ * probe it from a process of their own (`attack_probes.ts`): a
+ * `GET /health` on a new connection every 50 ms, and a new session
+ * (`initialize`, `notifications/initialized`, `tools/list`, then DELETE)
+ * every 200 ms, which retries after a refusal until it is served.
  *
  * - `kept_streams`: sessions that each send POSTs reading a 1 MB file
  *   (`resources/read`: `read_file` answers 20,000 bytes a call), accepting
@@ -40,14 +41,28 @@ import { DENO_RUN_FLAGS } from "../cli/run_command.ts";
 import { type ListeningProcess, startListening } from "../tests/process.ts";
 import { PROJECT_ROOT } from "../tests/server_command.ts";
 import { sourceText } from "./fixtures.ts";
-import { findAnswer, percentile, PROTOCOL_VERSION } from "./http_load.ts";
+import {
+  nextId,
+  notify,
+  openSession,
+  rpc,
+  sessionHeaders,
+  sleep,
+  within,
+} from "./attack_client.ts";
+import {
+  PROBE_TIMEOUT_MS,
+  probeHealth,
+  probeSession,
+  spawnProbes,
+} from "./attack_probes.ts";
+import { percentile } from "./http_load.ts";
 import { formatBytes, memoryStatus } from "./measure.ts";
 import type { CommandSpec } from "./process.ts";
 import {
   type Address,
   addressOf,
   RawConnection,
-  type Reply,
   requestBytes,
 } from "./raw_http.ts";
 
@@ -182,116 +197,6 @@ export interface AttackResult {
   failure?: string;
 }
 
-const JSON_HEADERS = {
-  "content-type": "application/json",
-  "accept": "application/json, text/event-stream",
-};
-
-function sessionHeaders(sessionId: string | undefined, accept?: string) {
-  const headers: Record<string, string> = { ...JSON_HEADERS };
-  if (accept !== undefined) headers.accept = accept;
-  if (sessionId !== undefined) {
-    headers["mcp-session-id"] = sessionId;
-    headers["mcp-protocol-version"] = PROTOCOL_VERSION;
-  }
-  return headers;
-}
-
-/** Rejects with the signal's reason when it aborts first. */
-function within<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    signal.addEventListener("abort", abort, { once: true });
-    promise.then(resolve, reject).finally(() =>
-      signal.removeEventListener("abort", abort)
-    );
-  });
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
-}
-
-let nextId = 1;
-
-/** A request on `conn`; its answer's `result`, or a thrown reason. */
-async function rpc(
-  conn: RawConnection,
-  context: Pick<AttackContext, "address" | "path">,
-  sessionId: string | undefined,
-  method: string,
-  params: Record<string, unknown>,
-): Promise<{ result: Record<string, unknown>; reply: Reply }> {
-  const id = nextId++;
-  const reply = await conn.request(
-    "POST",
-    context.path,
-    context.address,
-    sessionHeaders(sessionId),
-    JSON.stringify({ jsonrpc: "2.0", id, method, params }),
-  );
-  if (reply.status !== 200) {
-    throw new Error(
-      `${method}: HTTP ${reply.status}: ${reply.body.slice(0, 200)}`,
-    );
-  }
-  const answer = findAnswer(
-    reply.body,
-    reply.headers.get("content-type") ?? "",
-    id,
-  );
-  if (answer === undefined || answer.error !== undefined) {
-    throw new Error(`${method}: ${reply.body.slice(0, 200)}`);
-  }
-  return { result: answer.result as Record<string, unknown>, reply };
-}
-
-/** A notification on `conn`: its status. */
-async function notify(
-  conn: RawConnection,
-  context: Pick<AttackContext, "address" | "path">,
-  sessionId: string | undefined,
-  method: string,
-): Promise<number> {
-  const reply = await conn.request(
-    "POST",
-    context.path,
-    context.address,
-    sessionHeaders(sessionId),
-    JSON.stringify({ jsonrpc: "2.0", method }),
-  );
-  return reply.status;
-}
-
-/** `initialize` (and `notifications/initialized`): the session's id. */
-async function openSession(
-  conn: RawConnection,
-  context: Pick<AttackContext, "address" | "path">,
-  initialized = true,
-): Promise<string> {
-  const { reply } = await rpc(conn, context, undefined, "initialize", {
-    protocolVersion: PROTOCOL_VERSION,
-    capabilities: {},
-    clientInfo: { name: "shipcode-attack", version: "1.0.0" },
-  });
-  const id = reply.headers.get("mcp-session-id");
-  if (id === undefined) throw new Error("initialize: no Mcp-Session-Id");
-  if (initialized) {
-    await notify(conn, context, id, "notifications/initialized");
-  }
-  return id;
-}
-
 /** How a batch of attack steps went. */
 interface Tally {
   done: number;
@@ -387,7 +292,7 @@ export const ATTACKS: readonly Attack[] = [
                     sessionHeaders(sid, "text/event-stream"),
                     JSON.stringify({
                       jsonrpc: "2.0",
-                      id: nextId++,
+                      id: nextId(),
                       method: "resources/read",
                       params: read,
                     }),
@@ -575,92 +480,6 @@ export const ATTACKS: readonly Attack[] = [
   },
 ];
 
-/** `/health` on a new connection: its latency, Infinity unless 200. */
-async function probeHealth(
-  address: Address,
-  timeoutMs: number,
-  unserved: (why: string) => void = () => {},
-) {
-  const signal = AbortSignal.timeout(timeoutMs);
-  const start = performance.now();
-  let conn: RawConnection | undefined;
-  try {
-    conn = await RawConnection.open(address, signal);
-    const reply = await within(
-      conn.request("GET", "/health", address, { connection: "close" }),
-      signal,
-    );
-    if (reply.status === 200) return performance.now() - start;
-    unserved(`/health HTTP ${reply.status}`);
-    return Infinity;
-  } catch (error) {
-    unserved(`/health ${reason(error, signal)}`);
-    return Infinity;
-  } finally {
-    conn?.close();
-  }
-}
-
-/**
- * A new client: a new connection, `initialize`, `notifications/initialized`
- * and `tools/list` (checked), then DELETE. Retried 100 ms after a refusal
- * or failure, until `timeoutMs`. `first`: the first try's time (Infinity
- * when it failed); `served`: until a try succeeded (Infinity: none did).
- */
-async function probeSession(
-  address: Address,
-  path: string,
-  timeoutMs: number,
-  unserved: (why: string) => void = () => {},
-): Promise<{ first: number; served: number }> {
-  const start = performance.now();
-  let first: number | undefined;
-  for (;;) {
-    const attempt = performance.now();
-    const left = timeoutMs - (attempt - start);
-    if (left <= 0) return { first: first ?? Infinity, served: Infinity };
-    const signal = AbortSignal.timeout(left);
-    let conn: RawConnection | undefined;
-    try {
-      conn = await RawConnection.open(address, signal);
-      const context = { address, path };
-      const sid = await within(openSession(conn, context), signal);
-      const { result } = await within(
-        rpc(conn, context, sid, "tools/list", {}),
-        signal,
-      );
-      if (!Array.isArray(result.tools) || result.tools.length === 0) {
-        throw new Error("tools/list: no tools");
-      }
-      const now = performance.now();
-      first ??= now - attempt;
-      // Not timed: the probe's session is ended so that probes add none.
-      await within(
-        conn.request("DELETE", path, address, sessionHeaders(sid)),
-        signal,
-      ).catch(() => {});
-      return { first, served: now - start };
-    } catch (error) {
-      unserved(`session ${reason(error, signal)}`);
-      first ??= Infinity;
-      await sleep(100, signal);
-    } finally {
-      conn?.close();
-    }
-  }
-}
-
-/** Why a probe failed, in a few words (an HTTP status, a timeout). */
-function reason(error: unknown, signal: AbortSignal): string {
-  if (signal.aborted) return "timeout";
-  const text = (error as Error).message ?? String(error);
-  return /HTTP \d+/.exec(text)?.[0] ?? text.split("\n")[0].slice(0, 60);
-}
-
-/** How long a probe may wait before it counts as not served. */
-const PROBE_TIMEOUT_MS = 5_000;
-const HEALTH_EVERY_MS = 50;
-const SESSION_EVERY_MS = 200;
 const SAMPLE_EVERY_MS = 100;
 
 /** The command that serves `root` for `attack`. */
@@ -740,33 +559,16 @@ export async function runAttack(
         await sleep(SAMPLE_EVERY_MS, hold.signal);
       }
     })();
-    const probing = AbortSignal.any([hold.signal, gone.signal]);
-    const unserved = result.unserved = new Map<string, number>();
-    const count = (why: string) =>
-      unserved.set(why, (unserved.get(why) ?? 0) + 1);
-    const probes = Promise.all([
-      (async () => {
-        while (!probing.aborted) {
-          result.health.push(
-            await probeHealth(address, PROBE_TIMEOUT_MS, count),
-          );
-          await sleep(HEALTH_EVERY_MS, probing);
-        }
-      })(),
-      (async () => {
-        while (!probing.aborted) {
-          const { first, served } = await probeSession(
-            address,
-            path,
-            PROBE_TIMEOUT_MS,
-            count,
-          );
-          result.sessionFirst.push(first);
-          result.served.push(served);
-          await sleep(SESSION_EVERY_MS, probing);
-        }
-      })(),
-    ]);
+    const probes = await spawnProbes({ address, path });
+    let probesStopped: Promise<void> | undefined;
+    const stopProbes = () =>
+      probesStopped ??= probes.stop().then((seen) => {
+        result.health = seen.health;
+        result.sessionFirst = seen.sessionFirst;
+        result.served = seen.served;
+        result.unserved = seen.unserved;
+      });
+    gone.signal.addEventListener("abort", () => stopProbes(), { once: true });
     const until = AbortSignal.any([
       AbortSignal.timeout(options.setupMs),
       gone.signal,
@@ -794,7 +596,7 @@ export async function runAttack(
     } s`;
     await sleep(options.holdMs, gone.signal);
     hold.abort();
-    await Promise.all([sampling, probes]);
+    await Promise.all([sampling, stopProbes()]);
     if (!gone.signal.aborted) {
       const status = await memoryStatus(pid);
       if (status !== undefined) {

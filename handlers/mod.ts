@@ -123,6 +123,7 @@ export const METHODS: Readonly<Record<string, MethodRow>> = {
     cacheHint: PRIVATE,
     asksInput: true,
     nameKey: "uri",
+    largeAnswer: true,
   },
   "resources/subscribe": {
     group: "default",

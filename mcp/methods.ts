@@ -65,6 +65,14 @@ export interface MethodFacts {
    * HTTP (2026-07-28): a name, URI or task id.
    */
   readonly nameKey?: string;
+  /**
+   * Its answer can be large (a whole file): it runs only with a place in
+   * the server's gate, a few at a time across all sessions, sessions
+   * taking turns (see `fair_gate.ts`), so that a flood of such requests
+   * holds a few answers in memory, not hundreds, and never stalls the
+   * event loop for other clients.
+   */
+  readonly largeAnswer?: boolean;
   /** The first protocol version that has it; default: the oldest. */
   readonly since?: string;
   /** The last protocol version that has it; default: the newest. */

@@ -39,6 +39,7 @@ import type { ClientRequestOptions, Session } from "./session.ts";
 import { type ToolContext, ToolRegistry } from "./tool.ts";
 import { isModernVersion } from "./protocol_versions.ts";
 import { capabilitiesOf, type MethodFacts } from "./methods.ts";
+import { DEFAULT_GATE_PLACES, FairGate } from "./fair_gate.ts";
 
 export { capabilitiesOf, type CapabilityOptions } from "./methods.ts";
 
@@ -170,6 +171,11 @@ export interface McpServerOptions {
   strictInitialize?: boolean;
   /** Items per page of list results; default {@linkcode DEFAULT_PAGE_SIZE}. */
   pageSize?: number;
+  /**
+   * How many requests whose row declares `largeAnswer` run at once across
+   * all sessions; default {@linkcode DEFAULT_GATE_PLACES}.
+   */
+  largeAnswerPlaces?: number;
   /**
    * Where the server logs; default stderr at level `error`. Records that
    * concern a session also go to that session (see
@@ -327,10 +333,12 @@ const EMPTY_PARAMS: JsonObject = Object.freeze({}) as JsonObject;
 class Entry {
   readonly handler: Handler;
   readonly atOnce: boolean;
+  readonly gated: boolean;
   readonly spec: MethodSpec;
   constructor(spec: MethodSpec) {
     this.handler = spec.handler;
     this.atOnce = spec.atOnce === true;
+    this.gated = spec.largeAnswer === true;
     this.spec = spec;
   }
 }
@@ -441,6 +449,8 @@ export class McpServer {
    */
   #setupPending: boolean;
   readonly #listeners = new Set<(kind: ListKind) => void>();
+  // Where requests whose row declares largeAnswer wait their turn.
+  readonly #gate: FairGate;
 
   /** Make a server from its configuration. */
   constructor(options: McpServerOptions) {
@@ -465,6 +475,7 @@ export class McpServer {
     this.instructions = options.instructions;
     this.strictInitialize = options.strictInitialize ?? true;
     this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
+    this.#gate = new FairGate(options.largeAnswerPlaces ?? DEFAULT_GATE_PLACES);
     this.logger = options.logger ?? stderrLogger();
     this.resources = options.resources;
     this.#setup = options.setup;
@@ -737,13 +748,10 @@ export class McpServer {
       });
     }
     const ctx = new RequestContext(this, session, id, params ?? EMPTY_PARAMS);
+    if (entry.gated) return this.#gated(entry, ctx, params, method, finish);
     let result: unknown;
-    const handler = entry.handler;
     try {
-      if (this.#setupPending && !entry.atOnce) {
-        PRELOADS.get(handler)?.();
-        result = this.ready().then(() => handler(params ?? EMPTY_PARAMS, ctx));
-      } else result = handler(params ?? EMPTY_PARAMS, ctx);
+      result = this.#invoke(entry, ctx, params);
     } catch (error) {
       ctx.finished = true;
       return finish(this.#failure(method, error, session));
@@ -752,7 +760,34 @@ export class McpServer {
       ctx.finished = true;
       return finish({ result });
     }
+    return this.#settle(result, ctx, method, finish);
+  }
 
+  // Call the handler of `entry` for `ctx`, once the server is ready
+  // unless the row says it is answered at once.
+  #invoke(
+    entry: Entry,
+    ctx: RequestContext,
+    given: JsonObject | undefined,
+  ): unknown {
+    const handler = entry.handler;
+    const params = given ?? EMPTY_PARAMS;
+    if (this.#setupPending && !entry.atOnce) {
+      PRELOADS.get(handler)?.();
+      return this.ready().then(() => handler(params, ctx));
+    }
+    return handler(params, ctx);
+  }
+
+  // Hand what a handler's promise came to to `finish`, the request listed
+  // as in flight (so that it can be cancelled) until it settles.
+  #settle<T>(
+    result: Promise<unknown>,
+    ctx: RequestContext,
+    method: string,
+    finish: (answer: Answer) => T,
+  ): Promise<T | undefined> {
+    const session = ctx.session;
     const key = ctx.key as string;
     session.inFlight.set(key, ctx);
     return result.then(
@@ -769,6 +804,43 @@ export class McpServer {
     ).finally(() => {
       if (session.inFlight.get(key) === ctx) session.inFlight.delete(key);
     });
+  }
+
+  // Run a request whose answer can be large with a place in the gate,
+  // from before its handler starts until its answer is encoded (so that
+  // the place bounds the answers held and encoded at once). While it
+  // waits it is in flight: a cancel drops it before it runs.
+  async #gated<T>(
+    entry: Entry,
+    ctx: RequestContext,
+    params: JsonObject | undefined,
+    method: string,
+    finish: (answer: Answer) => T,
+  ): Promise<T | undefined> {
+    const session = ctx.session;
+    const key = ctx.key as string;
+    const wait = this.#gate.enter(session);
+    if (wait !== undefined) {
+      session.inFlight.set(key, ctx);
+      try {
+        await wait;
+      } finally {
+        if (session.inFlight.get(key) === ctx) session.inFlight.delete(key);
+      }
+    }
+    try {
+      if (ctx.aborted) return undefined;
+      let result: unknown;
+      try {
+        result = this.#invoke(entry, ctx, params);
+      } catch (error) {
+        ctx.finished = true;
+        return finish(this.#failure(method, error, session));
+      }
+      return await this.#settle(Promise.resolve(result), ctx, method, finish);
+    } finally {
+      this.#gate.leave();
+    }
   }
 
   #notification(

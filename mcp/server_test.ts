@@ -484,3 +484,66 @@ Deno.test("server: a lazy handler's module loads while setup runs, not after it"
     events.join(", "),
   );
 });
+
+Deno.test("server: requests whose row says largeAnswer run one at a time across sessions, in turn; a cancelled one never runs", async () => {
+  let running = 0;
+  let most = 0;
+  const ran: string[] = [];
+  const server = new McpServer({
+    info: { name: "example-mcp", version: "1.0.0" },
+    handlers: {
+      "test/large": {
+        handler: async (params) => {
+          running++;
+          most = Math.max(most, running);
+          ran.push(String(params.who));
+          await sleep(2);
+          running--;
+          return { who: params.who };
+        },
+        largeAnswer: true,
+      },
+      "test/small": async () => {
+        await sleep(1);
+        return { running };
+      },
+    },
+  });
+  const flood = new Session(() => {});
+  const newcomer = new Session(() => {});
+  const answers = [];
+  for (let i = 0; i < 8; i++) {
+    answers.push(server.handle({
+      jsonrpc: "2.0",
+      id: i,
+      method: "test/large",
+      params: { who: `flood ${i}` },
+    }, flood));
+  }
+  const cancelled = server.handle({
+    jsonrpc: "2.0",
+    id: 99,
+    method: "test/large",
+    params: { who: "cancelled" },
+  }, flood);
+  flood.cancel(99, "no longer wanted");
+  answers.push(server.handle({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "test/large",
+    params: { who: "newcomer" },
+  }, newcomer));
+  // Other methods do not wait for the gate.
+  const small = await server.handle(
+    { jsonrpc: "2.0", id: 50, method: "test/small" },
+    newcomer,
+  );
+  assert.ok((small?.result as { running: number }).running <= 1);
+  const done = await Promise.all(answers);
+  assert.equal(await cancelled, undefined);
+  assert.equal(most, 1);
+  assert.ok(!ran.includes("cancelled"), ran.join());
+  // The newcomer came after nine of the flood and is served second.
+  assert.equal(ran.indexOf("newcomer"), 1, ran.join());
+  assert.deepEqual(done.at(-1)?.result, { who: "newcomer" });
+});
