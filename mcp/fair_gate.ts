@@ -21,6 +21,8 @@
  * @module
  */
 
+import { nextTurn } from "./turns.ts";
+
 /** Default number of places: one per core of the machines it was measured on. */
 export const DEFAULT_GATE_PLACES = 1;
 
@@ -93,6 +95,6 @@ export class FairGate {
     if (queue.length === 0) this.#waiting.delete(next);
     this.#served.set(next, ++this.#given);
     // The place passes on (#taken stays as it is), in a later turn.
-    setTimeout(resolve, 0);
+    nextTurn().then(resolve);
   }
 }
