@@ -749,12 +749,24 @@ export class McpServer {
     }
     const ctx = new RequestContext(this, session, id, params ?? EMPTY_PARAMS);
     if (entry.gated) return this.#gated(entry, ctx, params, method, finish);
+    return this.#start(entry, ctx, params, method, finish);
+  }
+
+  // Start the handler of `entry` and hand what it came to to `finish`: at
+  // once when it answers synchronously, else when its promise settles.
+  #start<T>(
+    entry: Entry,
+    ctx: RequestContext,
+    params: JsonObject | undefined,
+    method: string,
+    finish: (answer: Answer) => T,
+  ): T | Promise<T | undefined> {
     let result: unknown;
     try {
       result = this.#invoke(entry, ctx, params);
     } catch (error) {
       ctx.finished = true;
-      return finish(this.#failure(method, error, session));
+      return finish(this.#failure(method, error, ctx.session));
     }
     if (!(result instanceof Promise)) {
       ctx.finished = true;
@@ -830,14 +842,7 @@ export class McpServer {
     }
     try {
       if (ctx.aborted) return undefined;
-      let result: unknown;
-      try {
-        result = this.#invoke(entry, ctx, params);
-      } catch (error) {
-        ctx.finished = true;
-        return finish(this.#failure(method, error, session));
-      }
-      return await this.#settle(Promise.resolve(result), ctx, method, finish);
+      return await this.#start(entry, ctx, params, method, finish);
     } finally {
       this.#gate.leave();
     }
