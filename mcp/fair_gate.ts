@@ -5,18 +5,21 @@
  *
  * Why: without it, a flood of such requests from a few sessions ran
  * hundreds at once. Each held its file's bytes, its text and its encoded
- * answer together (hundreds of MB), and whenever their reads finished in
- * the same turn of the event loop their encodes ran back to back, so
- * everything else (`/health`, another client's `initialize`) waited
- * seconds behind them. With a few places, memory is a few answers and one
- * turn of the loop encodes at most that many.
+ * answer together (hundreds of MB), and the runtime read its sockets only
+ * when it ran out of ready work, so everything else (`/health`, another
+ * client's `initialize`) waited hundreds of ms. With one place, memory is
+ * one answer, and the loop turns between large answers.
  *
  * Turns are fair between owners (sessions): a place that frees goes to
  * the waiting owner served longest ago (one never served first), so one
  * client's queue of requests never stands in front of another client's
- * first. A place passes on in a later turn of
- * the event loop, so that between two large answers the server reads what
- * waits on its sockets (a new client's request, a health check).
+ * first.
+ *
+ * A place passes on at once while the gated work since the event loop
+ * last turned is under {@linkcode GATE_TURN_MS}, else in a later turn:
+ * between large answers the server then reads what waits on its sockets,
+ * while a run of small reads (a client fetching 200 small files at once)
+ * does not wait a turn for each.
  *
  * @module
  */
@@ -26,6 +29,12 @@ import { nextTurn } from "./turns.ts";
 /** Default number of places: one per core of the machines it was measured on. */
 export const DEFAULT_GATE_PLACES = 1;
 
+/**
+ * Milliseconds of gated work after which a place passes on in a later
+ * turn of the event loop rather than at once.
+ */
+export const GATE_TURN_MS = 4;
+
 /** See the module documentation. */
 export class FairGate {
   readonly #places: number;
@@ -33,6 +42,8 @@ export class FairGate {
   // When each owner was last given a place (a count of places given).
   readonly #served = new WeakMap<object, number>();
   #given = 0;
+  // When the event loop last turned for the gate (performance.now()).
+  #turned = -Infinity;
   // Owners with someone waiting, and their waiters in order.
   readonly #waiting = new Map<object, (() => void)[]>();
 
@@ -94,7 +105,14 @@ export class FairGate {
     const resolve = queue.shift() as () => void;
     if (queue.length === 0) this.#waiting.delete(next);
     this.#served.set(next, ++this.#given);
-    // The place passes on (#taken stays as it is), in a later turn.
-    nextTurn().then(resolve);
+    // The place passes on (#taken stays as it is).
+    if (performance.now() - this.#turned < GATE_TURN_MS) {
+      resolve();
+      return;
+    }
+    nextTurn().then(() => {
+      this.#turned = performance.now();
+      resolve();
+    });
   }
 }

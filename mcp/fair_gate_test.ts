@@ -1,5 +1,5 @@
 import { strict as assert } from "node:assert";
-import { FairGate } from "./fair_gate.ts";
+import { FairGate, GATE_TURN_MS } from "./fair_gate.ts";
 
 const turn = () => new Promise((resolve) => setTimeout(resolve, 5));
 
@@ -42,7 +42,7 @@ Deno.test("fair gate: a freed place goes to owners in turn, not to one owner's q
   assert.equal(gate.taken, 0);
 });
 
-Deno.test("fair gate: a place is passed on in a later turn of the event loop", async () => {
+Deno.test("fair gate: after a while of work a place passes on in a later turn of the event loop", async () => {
   const gate = new FairGate(1);
   const first = {};
   gate.enter(first);
@@ -60,4 +60,29 @@ Deno.test("fair gate: a place is passed on in a later turn of the event loop", a
 
 Deno.test("fair gate: needs a place", () => {
   assert.throws(() => new FairGate(0), RangeError);
+});
+
+Deno.test("fair gate: quick hand-overs after a turn pass on at once, until the turn's time is spent", async () => {
+  const gate = new FairGate(1);
+  gate.enter({});
+  const order: string[] = [];
+  const waits = ["a", "b", "c"].map((name) =>
+    gate.enter({})?.then(() => order.push(name))
+  );
+  gate.leave();
+  await turn();
+  assert.deepEqual(order, ["a"]);
+  // Right after the turn: b at once, within the microtasks.
+  gate.leave();
+  await Promise.resolve();
+  assert.deepEqual(order, ["a", "b"]);
+  // Once GATE_TURN_MS are spent, c waits for a turn again.
+  const until = performance.now() + GATE_TURN_MS + 1;
+  while (performance.now() < until) { /* work */ }
+  gate.leave();
+  await Promise.resolve();
+  assert.deepEqual(order, ["a", "b"]);
+  await turn();
+  assert.deepEqual(order, ["a", "b", "c"]);
+  await Promise.all(waits);
 });
