@@ -14,6 +14,7 @@ import {
   sleep,
 } from "../connection.ts";
 import { Fifo } from "../fifo.ts";
+import type { ChunkReader } from "./stdin_reader.ts";
 
 /**
  * Input read ahead (kept for later) while reading is paused, to notice the
@@ -40,7 +41,7 @@ export interface PacedReaderOptions {
 
 /** A paced reader of one byte stream; see the module documentation. */
 export class PacedReader {
-  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #reader: ChunkReader;
   readonly #readAhead: number;
   readonly #drainTimeout: number;
   readonly #progress: () => number;
@@ -56,12 +57,15 @@ export class PacedReader {
   #released = false;
   #abandoned = false;
 
-  /** Read `input` (locking it until {@linkcode PacedReader.release}). */
+  /**
+   * Read `input`, a stream (locked until {@linkcode PacedReader.release})
+   * or a reader of chunks.
+   */
   constructor(
-    input: ReadableStream<Uint8Array>,
+    input: ReadableStream<Uint8Array> | ChunkReader,
     options: PacedReaderOptions = {},
   ) {
-    this.#reader = input.getReader();
+    this.#reader = input instanceof ReadableStream ? input.getReader() : input;
     this.#readAhead = options.readAheadBytes ?? READ_AHEAD_BYTES;
     this.#drainTimeout = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
     this.#progress = options.progress ?? (() => 0);

@@ -15,12 +15,13 @@ import { type ByteWriter, MessageWriter } from "../message_writer.ts";
 import type { McpServer } from "../server.ts";
 import type { InputEnd, Receiver, Transport } from "../transport.ts";
 import { PacedReader } from "./paced_reader.ts";
+import { stdinReader } from "./stdin_reader.ts";
 
 export type { ByteWriter } from "../message_writer.ts";
 
 /** Options for a {@linkcode StdioTransport}. */
 export interface StdioTransportOptions {
-  /** Where messages come from; default `Deno.stdin.readable`. */
+  /** Where messages come from; default standard input (`stdin_reader.ts`). */
   input?: ReadableStream<Uint8Array>;
   /** Where messages go; default `Deno.stdout`. */
   output?: ByteWriter;
@@ -94,7 +95,7 @@ export class StdioTransport implements Transport {
       receiver.budget,
     );
     this.#writer = writer;
-    const reader = new PacedReader(options.input ?? Deno.stdin.readable, {
+    const reader = new PacedReader(options.input ?? stdinReader(), {
       drainTimeoutMs: receiver.drainTimeoutMs,
       progress: () => writer.progress,
     });
