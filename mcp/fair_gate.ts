@@ -21,6 +21,11 @@
  * while a run of small reads (a client fetching 200 small files at once)
  * does not wait a turn for each.
  *
+ * A place is a lease of {@linkcode GATE_LEASE_MS}: a holder still at work
+ * then (waiting on its client's answer to `roots/list`, or on a slow disk)
+ * keeps running, but its place passes on, so that no client can hold the
+ * gate by not answering, and a new client waits at most one lease.
+ *
  * @module
  */
 
@@ -35,9 +40,39 @@ export const DEFAULT_GATE_PLACES = 1;
  */
 export const GATE_TURN_MS = 4;
 
+/**
+ * Milliseconds a place is held at most before it passes on (its holder
+ * runs on): twenty times a 1 MB read's encode here.
+ */
+export const GATE_LEASE_MS = 100;
+
+/** A place taken in a {@linkcode FairGate}; give it back with `leave`. */
+export class GatePlace {
+  /** Whose place it is. */
+  readonly owner: object;
+  /** Whether its lease ran out and the place passed on. */
+  lapsed = false;
+  /** @internal The lease's timer. */
+  timer: ReturnType<typeof setTimeout> | undefined;
+
+  /** @internal Made by the gate. */
+  constructor(owner: object) {
+    this.owner = owner;
+  }
+}
+
+/** Options of a {@linkcode FairGate}. */
+export interface FairGateOptions {
+  /** Places (at least 1); default {@linkcode DEFAULT_GATE_PLACES}. */
+  places?: number;
+  /** A place's lease, ms; default {@linkcode GATE_LEASE_MS}. */
+  leaseMs?: number;
+}
+
 /** See the module documentation. */
 export class FairGate {
   readonly #places: number;
+  readonly #leaseMs: number;
   #taken = 0;
   // When each owner was last given a place (a count of places given).
   readonly #served = new WeakMap<object, number>();
@@ -45,17 +80,19 @@ export class FairGate {
   // When the event loop last turned for the gate (performance.now()).
   #turned = -Infinity;
   // Owners with someone waiting, and their waiters in order.
-  readonly #waiting = new Map<object, (() => void)[]>();
+  readonly #waiting = new Map<object, ((place: GatePlace) => void)[]>();
 
-  /** A gate of `places` places (at least 1). */
-  constructor(places: number = DEFAULT_GATE_PLACES) {
+  /** A gate; see {@linkcode FairGateOptions}. */
+  constructor(options: FairGateOptions = {}) {
+    const places = options.places ?? DEFAULT_GATE_PLACES;
     if (!Number.isInteger(places) || places < 1) {
       throw new RangeError(`a gate needs at least one place, not ${places}`);
     }
     this.#places = places;
+    this.#leaseMs = options.leaseMs ?? GATE_LEASE_MS;
   }
 
-  /** Places taken now. */
+  /** Places taken now (lapsed ones not counted). */
   get taken(): number {
     return this.#taken;
   }
@@ -68,16 +105,14 @@ export class FairGate {
   }
 
   /**
-   * Take a place for `owner`: undefined when one was free (taken at
-   * once), else a promise that resolves when this owner's turn gives it
-   * one. Every place taken must be given back with
-   * {@linkcode FairGate.leave}, once.
+   * Take a place for `owner`: the place when one was free (taken at
+   * once), else a promise of it when this owner's turn comes. Every place
+   * must be given back with {@linkcode FairGate.leave}, once.
    */
-  enter(owner: object): Promise<void> | undefined {
+  enter(owner: object): GatePlace | Promise<GatePlace> {
     if (this.#taken < this.#places && this.#waiting.size === 0) {
       this.#taken++;
-      this.#served.set(owner, ++this.#given);
-      return undefined;
+      return this.#lease(owner);
     }
     return new Promise((resolve) => {
       const queue = this.#waiting.get(owner);
@@ -86,8 +121,30 @@ export class FairGate {
     });
   }
 
-  /** Give a place back: it goes to the next owner in turn, if any. */
-  leave(): void {
+  /** Give `place` back: it goes to the next owner in turn, if any. */
+  leave(place: GatePlace): void {
+    clearTimeout(place.timer);
+    // A lapsed place has passed on already.
+    if (place.lapsed) return;
+    place.lapsed = true;
+    this.#passOn();
+  }
+
+  #lease(owner: object): GatePlace {
+    this.#served.set(owner, ++this.#given);
+    const place = new GatePlace(owner);
+    // Cleared when the place is given back: it lives as long as a request
+    // runs, which keeps the process alive anyway.
+    place.timer = setTimeout(() => {
+      if (place.lapsed) return;
+      place.lapsed = true;
+      this.#passOn();
+    }, this.#leaseMs);
+    return place;
+  }
+
+  // A place frees: to the waiting owner served longest ago, if any.
+  #passOn(): void {
     let next: object | undefined;
     let longest = Infinity;
     for (const owner of this.#waiting.keys()) {
@@ -101,18 +158,18 @@ export class FairGate {
       if (this.#taken > 0) this.#taken--;
       return;
     }
-    const queue = this.#waiting.get(next) as (() => void)[];
-    const resolve = queue.shift() as () => void;
+    const queue = this.#waiting.get(next) as ((place: GatePlace) => void)[];
+    const resolve = queue.shift() as (place: GatePlace) => void;
     if (queue.length === 0) this.#waiting.delete(next);
-    this.#served.set(next, ++this.#given);
+    const owner = next;
     // The place passes on (#taken stays as it is).
     if (performance.now() - this.#turned < GATE_TURN_MS) {
-      resolve();
+      resolve(this.#lease(owner));
       return;
     }
     nextTurn().then(() => {
       this.#turned = performance.now();
-      resolve();
+      resolve(this.#lease(owner));
     });
   }
 }

@@ -475,7 +475,9 @@ export class McpServer {
     this.instructions = options.instructions;
     this.strictInitialize = options.strictInitialize ?? true;
     this.pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-    this.#gate = new FairGate(options.largeAnswerPlaces ?? DEFAULT_GATE_PLACES);
+    this.#gate = new FairGate({
+      places: options.largeAnswerPlaces ?? DEFAULT_GATE_PLACES,
+    });
     this.logger = options.logger ?? stderrLogger();
     this.resources = options.resources;
     this.#setup = options.setup;
@@ -831,11 +833,11 @@ export class McpServer {
   ): Promise<T | undefined> {
     const session = ctx.session;
     const key = ctx.key as string;
-    const wait = this.#gate.enter(session);
-    if (wait !== undefined) {
+    let place = this.#gate.enter(session);
+    if (place instanceof Promise) {
       session.inFlight.set(key, ctx);
       try {
-        await wait;
+        place = await place;
       } finally {
         if (session.inFlight.get(key) === ctx) session.inFlight.delete(key);
       }
@@ -844,7 +846,7 @@ export class McpServer {
       if (ctx.aborted) return undefined;
       return await this.#start(entry, ctx, params, method, finish);
     } finally {
-      this.#gate.leave();
+      this.#gate.leave(place);
     }
   }
 

@@ -547,3 +547,34 @@ Deno.test("server: requests whose row says largeAnswer run one at a time across 
   assert.equal(ran.indexOf("newcomer"), 1, ran.join());
   assert.deepEqual(done.at(-1)?.result, { who: "newcomer" });
 });
+
+Deno.test("server: a largeAnswer request stuck waiting (on its client, say) holds the gate one lease at most", async () => {
+  const never = new Promise<never>(() => {});
+  const server = new McpServer({
+    info: { name: "example-mcp", version: "1.0.0" },
+    handlers: {
+      "test/large": {
+        handler: async (params) => {
+          if (params.stuck === true) await never;
+          return { ok: true };
+        },
+        largeAnswer: true,
+      },
+    },
+  });
+  const stuckSession = new Session(() => {});
+  const other = new Session(() => {});
+  server.handle({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "test/large",
+    params: { stuck: true },
+  }, stuckSession);
+  const started = performance.now();
+  const answer = await server.handle(
+    { jsonrpc: "2.0", id: 1, method: "test/large", params: {} },
+    other,
+  );
+  assert.deepEqual(answer?.result, { ok: true });
+  assert.ok(performance.now() - started < 2_000);
+});
