@@ -414,9 +414,10 @@ class StreamableHttpServer implements HttpServer {
   }
 
   // A keep-alive tick over every session, KEEP_ALIVE_SLICE sessions at a
-  // time with a turn of the event loop between slices: 4,100 idle streams
-  // written at once held the loop for ~100 ms every tick, and a new
-  // client's request waited that long to be read.
+  // time with a turn of the event loop between slices, so that writing to
+  // thousands of idle streams does not hold the loop in one piece: under
+  // 4,100 idle streams a new client's first try took 138-145 ms at p99
+  // with the tick in one piece, 48-111 ms with it sliced.
   async #keepAliveTick(): Promise<void> {
     if (this.#ticking) return;
     this.#ticking = true;
