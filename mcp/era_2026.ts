@@ -31,6 +31,7 @@ import {
   RpcError,
 } from "./jsonrpc.ts";
 import { isLoggingLevel } from "./logging.ts";
+import { nextTurn } from "./turns.ts";
 import { type CacheHint, existsIn, type MethodFacts } from "./methods.ts";
 import {
   gatheredResponses,
@@ -254,12 +255,6 @@ function encodeRpcError(message: RequestMessage, error: RpcError): string {
   return encodeError(message.id, error.code, error.message, error.data);
 }
 
-// Wait for the rest of the event loop's turn: requests to the client made
-// together (Promise.all) are all recorded by then.
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
-
 /**
  * Serve one stateless request on the connection's session `base`: check
  * its `_meta`, run its handler in a {@linkcode RequestSession}, and shape
@@ -318,6 +313,8 @@ export async function dispatchModern(
       session.inFlight.get(key)?.abort(
         new InputRequiredError([...inputs.needed.keys()].join(", ")),
       );
+      // The rest of the event loop's turn: requests to the client made
+      // together (Promise.all) are all recorded by then.
       await nextTurn();
       return await inputRequired(message, inputs);
     }

@@ -48,17 +48,10 @@ export const GATE_LEASE_MS = 100;
 
 /** A place taken in a {@linkcode FairGate}; give it back with `leave`. */
 export class GatePlace {
-  /** Whose place it is. */
-  readonly owner: object;
-  /** Whether its lease ran out and the place passed on. */
+  /** Whether it has passed on: given back, or its lease ran out. */
   lapsed = false;
   /** @internal The lease's timer. */
   timer: ReturnType<typeof setTimeout> | undefined;
-
-  /** @internal Made by the gate. */
-  constructor(owner: object) {
-    this.owner = owner;
-  }
 }
 
 /** Options of a {@linkcode FairGate}. */
@@ -124,23 +117,24 @@ export class FairGate {
   /** Give `place` back: it goes to the next owner in turn, if any. */
   leave(place: GatePlace): void {
     clearTimeout(place.timer);
-    // A lapsed place has passed on already.
-    if (place.lapsed) return;
-    place.lapsed = true;
-    this.#passOn();
+    this.#lapse(place);
   }
 
   #lease(owner: object): GatePlace {
     this.#served.set(owner, ++this.#given);
-    const place = new GatePlace(owner);
+    const place = new GatePlace();
     // Cleared when the place is given back: it lives as long as a request
     // runs, which keeps the process alive anyway.
-    place.timer = setTimeout(() => {
-      if (place.lapsed) return;
-      place.lapsed = true;
-      this.#passOn();
-    }, this.#leaseMs);
+    place.timer = setTimeout(() => this.#lapse(place), this.#leaseMs);
     return place;
+  }
+
+  // The place passes on, once: at its lease's end or when given back,
+  // whichever comes first.
+  #lapse(place: GatePlace): void {
+    if (place.lapsed) return;
+    place.lapsed = true;
+    this.#passOn();
   }
 
   // A place frees: to the waiting owner served longest ago, if any.
