@@ -212,9 +212,9 @@ async function openWorkspace(
           "info",
           `index ready: ${stats.files} files (${stats.textFiles} text), ${stats.postings} postings in ${
             (stats.bytes / 1048576).toFixed(0)
-          } MiB, built in ${
-            (stats.buildMs / 1000).toFixed(1)
-          } s, ${stats.read} files read${
+          } MiB, built in ${(stats.buildMs / 1000).toFixed(1)} s${
+            stats.piped ? " on two workers" : ""
+          }, ${stats.read} files read${
             stats.cache.length === 0 ? "" : `; cache: ${stats.cache.join(", ")}`
           }`,
         ),

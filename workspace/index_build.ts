@@ -25,6 +25,7 @@ import {
   saveCache,
 } from "./index_cache.ts";
 import { type IndexData, scanTree, treeDirs } from "./index_data.ts";
+import type { TextSink } from "./postings_pipe.ts";
 import type { Workspace } from "./workspace.ts";
 
 /** Options of {@linkcode buildIndex}. */
@@ -39,6 +40,8 @@ export interface BuildOptions {
   pace?: () => Promise<void> | undefined;
   /** Stops the build (it then answers undefined). */
   stopped?: () => boolean;
+  /** See `ScanTreeOptions.texts`. */
+  texts?: () => TextSink | undefined;
 }
 
 /** What a build made, and how. */
@@ -51,6 +54,8 @@ export interface BuildOutcome {
   read: number;
   /** What happened to the cache: "loaded", "none", "saved", or why not. */
   cache: string[];
+  /** Whether a second worker kept the postings (`postings_pipe.ts`). */
+  piped: boolean;
 }
 
 function sameOrder(a: Int32Array, b: Int32Array): boolean {
@@ -97,12 +102,19 @@ export async function buildIndex(
   if (options.stopped?.()) return undefined;
   await options.watch(dirs);
   const counts = { kept: 0, read: 0 };
+  let piped = false;
+  const texts = options.texts;
   const data = await scanTree(ws, loaded, {
     maxReadBytes: options.maxReadBytes,
     checkIdentity: true,
     pace: options.pace,
     stopped: options.stopped,
     counts,
+    texts: texts && (() => {
+      const sink = texts();
+      piped = sink !== undefined;
+      return sink;
+    }),
   });
   if (data === undefined) return undefined;
   const unchanged = loaded !== undefined && counts.read === 0 &&
@@ -117,5 +129,5 @@ export async function buildIndex(
       cache.push(`not saved: ${(error as Error).message}`);
     }
   }
-  return { data, ...counts, cache };
+  return { data, ...counts, cache, piped };
 }

@@ -63,6 +63,8 @@ Deno.test("index cache: saved, loaded, and the same index as a build", async () 
     const first = await built(root, dir);
     assert.deepEqual(first.stats.cache, ["none", "saved"]);
     assert.equal(first.stats.worker, true);
+    // From nothing, a second worker keeps the postings (postings_pipe.ts).
+    assert.equal(first.stats.piped, true);
     const file = cacheFile(dir, KEY_OF(root));
     assert.match(
       file,
@@ -80,6 +82,7 @@ Deno.test("index cache: saved, loaded, and the same index as a build", async () 
     );
     const second = await built(root, dir);
     assert.equal(second.stats.cache[0], "loaded");
+    assert.equal(second.stats.piped, false);
     for (const view of [first.view, second.view]) {
       assert.deepEqual(holding(view, "needle"), ["a/b/text.c", "z.txt"]);
       assert.deepEqual(holding(view, "ünïcödé"), ["z.txt"]);
@@ -103,6 +106,7 @@ Deno.test("index cache: a worker builds the same index as the main thread", asyn
     const main = await built(root, `${dir}/m`, true);
     assert.equal(worker.stats.worker, true);
     assert.equal(main.stats.worker, false);
+    assert.equal(main.stats.piped, false);
     const shape = (view: typeof worker.view) =>
       [...view.order].map((id) => [
         view.relative[id],

@@ -13,7 +13,8 @@
  * @module
  */
 
-import { decodeText, isProbablyText, SNIFF_BYTES } from "./content.ts";
+import { isProbablyText, SNIFF_BYTES } from "./content.ts";
+import { LocalTexts, type TextSink } from "./postings_pipe.ts";
 import { Postings, type PostingsParts } from "./trigrams.ts";
 import {
   type WalkEntry,
@@ -156,7 +157,8 @@ export function scratchFor(maxReadBytes: number): Uint8Array {
 /**
  * Read one file (a walk entry, or a root-relative path) through the
  * workspace's confined reads and index it under a new id (returned),
- * with `relative` as its path.
+ * with `relative` as its path; its text goes to `sink` (by default the
+ * postings of `data`, on this thread).
  */
 export async function addFile(
   ws: Workspace,
@@ -165,8 +167,8 @@ export async function addFile(
   relative: string,
   maxReadBytes: number,
   scratch: Uint8Array,
+  sink: TextSink = new LocalTexts(data.postings),
 ): Promise<number> {
-  const postings = data.postings;
   let id: number;
   let kind = FILE_SKIPPED;
   let length = 0;
@@ -182,19 +184,14 @@ export async function addFile(
     identity = identityOf(read.info);
     const bytes = read.bytes;
     if (read.truncated || !isProbablyText(bytes.subarray(0, SNIFF_BYTES))) {
-      id = postings.addNothing();
+      id = await sink.addNothing();
     } else {
       kind = FILE_TEXT;
-      id = postings.addAsciiBytes(bytes);
-      if (id === -1) {
-        const text = decodeText(bytes);
-        id = postings.addText(text);
-        length = text.length;
-      } else length = bytes.length;
+      ({ id, length } = await sink.addText(bytes));
     }
   } catch (error) {
     if (!(error instanceof WorkspaceError)) throw error;
-    id = postings.addNothing();
+    id = await sink.addNothing();
   }
   data.relative[id] = relative;
   data.absolute[id] = absolute;
@@ -243,6 +240,11 @@ export interface ScanTreeOptions {
   stopped?: () => boolean;
   /** Counts of files kept and read, added to. */
   counts?: { kept: number; read: number };
+  /**
+   * Where the texts of a build from nothing go instead of postings on
+   * this thread (see `postings_pipe.ts`); undefined from it: here.
+   */
+  texts?: () => TextSink | undefined;
 }
 
 /** Whether the file's identity now is the one stored for `id`. */
@@ -278,10 +280,12 @@ export async function scanTree(
   const previous = new Map<string, number>();
   let next: IndexData;
   const live = data?.order.length ?? 0;
+  let sink: TextSink | undefined;
   if (
     data === undefined || data.postings.nextId > 2 * live + 1024
   ) {
     next = emptyData();
+    sink = options.texts?.();
   } else {
     next = { ...data, skipEvents: [], dirs: [] };
     if (!options.rereadAll) {
@@ -347,11 +351,17 @@ export async function scanTree(
         entry.relative,
         options.maxReadBytes,
         scratch,
+        sink,
       ),
     );
   }
   noteSkips();
   next.order = Int32Array.from(order);
+  if (sink !== undefined) {
+    const finished = await sink.finish();
+    next.postings = finished.postings;
+    for (const [id, length] of finished.lengths) next.lengths[id] = length;
+  }
   return next;
 }
 

@@ -8,11 +8,17 @@
  *   for `{ watching: true }` (the main thread watches them first);
  * - posts `{ done }` with the data, or `{ error }`.
  *
+ * A build from nothing starts a second worker of this same module, which
+ * keeps the postings while this one reads (`postings_pipe.ts`): on two
+ * cores the two halves of the work run side by side. When it cannot
+ * start, this one keeps them itself.
+ *
  * @module
  */
 
 import { buildIndex } from "./index_build.ts";
 import { dataParts, type IndexDataParts } from "./index_data.ts";
+import { PipedTexts, type Port, servePostings } from "./postings_pipe.ts";
 import { Workspace } from "./workspace.ts";
 
 /** What the main thread sends to start a build. */
@@ -37,20 +43,34 @@ export type IndexReply =
     kept: number;
     read: number;
     cache: string[];
+    piped: boolean;
     ms: number;
   }
   | { error: string };
 
-interface Scope {
-  onmessage: ((event: MessageEvent) => void) | null;
-  postMessage(message: IndexReply, transfer?: Transferable[]): void;
-}
-
-const scope = globalThis as unknown as Scope;
+const scope = globalThis as unknown as Port;
 let watching: (() => void) | undefined;
+
+// A second worker of this module, keeping the postings; undefined when it
+// cannot start.
+function postingsWorker(): { texts: PipedTexts; worker: Worker } | undefined {
+  let worker: Worker;
+  try {
+    worker = new Worker(import.meta.url, { type: "module" });
+  } catch {
+    return undefined;
+  }
+  const texts = new PipedTexts(worker);
+  worker.onerror = (event) => {
+    event.preventDefault();
+    texts.fail(new Error(event.message));
+  };
+  return { texts, worker };
+}
 
 async function run(job: IndexJob): Promise<void> {
   const started = performance.now();
+  let helper: Worker | undefined;
   try {
     const ws = await Workspace.open(job.root, {
       includeIgnored: job.includeIgnored,
@@ -62,8 +82,13 @@ async function run(job: IndexJob): Promise<void> {
       watch: (dirs) => {
         const { promise, resolve } = Promise.withResolvers<void>();
         watching = resolve;
-        scope.postMessage({ dirs });
+        scope.postMessage({ dirs } satisfies IndexReply);
         return promise;
+      },
+      texts: () => {
+        const started = postingsWorker();
+        helper = started?.worker;
+        return started?.texts;
       },
     });
     if (outcome === undefined) throw new Error("the build stopped");
@@ -73,18 +98,28 @@ async function run(job: IndexJob): Promise<void> {
       kept: outcome.kept,
       read: outcome.read,
       cache: outcome.cache,
+      piped: outcome.piped,
       ms: performance.now() - started,
     }, transfer);
   } catch (error) {
-    scope.postMessage({
-      error: String(error instanceof Error ? error.stack : error),
-    });
+    scope.postMessage(
+      {
+        error: String(error instanceof Error ? error.stack : error),
+      } satisfies IndexReply,
+    );
+  } finally {
+    helper?.terminate();
   }
 }
 
 scope.onmessage = (event) => {
-  const message = event.data as IndexJob | { watching: true };
-  if ("watching" in message) {
+  const message = event.data as IndexJob | { watching: true } | {
+    postings: true;
+  };
+  if ("postings" in message) {
+    // This worker is the other's postings worker: it serves from now on.
+    servePostings(scope);
+  } else if ("watching" in message) {
     watching?.();
     watching = undefined;
   } else run(message);

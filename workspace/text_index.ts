@@ -77,6 +77,8 @@ export interface IndexStats {
   kept: number;
   /** Whether the first build ran on a worker thread. */
   worker: boolean;
+  /** Whether a second worker kept its postings (`postings_pipe.ts`). */
+  piped: boolean;
   /** What happened to the cache ("loaded", "saved", why not…); [] without. */
   cache: string[];
 }
@@ -277,6 +279,7 @@ export class TextIndex {
       read: outcome.read,
       kept: outcome.kept,
       worker,
+      piped: outcome.piped,
       cache: outcome.cache,
     };
     this.#options.onReady?.(this.#stats);
