@@ -15,6 +15,8 @@ import {
 } from "../workspace/content.ts";
 import type { ReadOptions, ReadResult } from "../workspace/file.ts";
 import {
+  type LookupOptions,
+  Lookups,
   type WalkEntry,
   type WalkSkips,
   type Workspace,
@@ -29,7 +31,7 @@ export interface SearchableSource {
   /** See `Workspace.readFile`. */
   readFile(
     target: string | WalkEntry,
-    options: ReadOptions,
+    options: ReadOptions & LookupOptions,
   ): Promise<ReadResult>;
 }
 
@@ -47,6 +49,8 @@ export async function readSearchable(
     scratch: Uint8Array;
     /** Judges UTF-8 as `decodesAsUtf8` does (see `isProbablyText`). */
     validUtf8?: (bytes: Uint8Array) => boolean;
+    /** The run of lookups a path belongs to (see `Workspace.open`). */
+    lookups?: Lookups;
   },
 ): Promise<Uint8Array | undefined> {
   let read: ReadResult;
@@ -56,6 +60,7 @@ export async function readSearchable(
       signal: options.signal,
       scratch: options.scratch,
       skipLarger: true,
+      lookups: options.lookups,
     });
   } catch (error) {
     if (!(error instanceof WorkspaceError)) throw error;
@@ -373,6 +378,8 @@ export async function scanUnit(
   const rg = unit.kind === "dir" ? unit.rg : undefined;
   const proposed = rg === undefined ? undefined : new Set(rg.proposed);
 
+  // Files of a `files` unit are looked up by path: their directories once.
+  const lookups = unit.kind === "files" ? new Lookups() : undefined;
   let index = -1;
   for await (const target of files()) {
     index++;
@@ -406,6 +413,7 @@ export async function scanUnit(
       maxBytes: q.maxReadBytes,
       scratch,
       validUtf8: isUtf8,
+      lookups,
     });
     if (bytes === undefined) {
       skipped++;

@@ -24,7 +24,7 @@ import {
   type TextIndex,
 } from "../workspace/text_index.ts";
 import { trigramsOf } from "../workspace/trigrams.ts";
-import type { ResolvedPath } from "../workspace/workspace.ts";
+import { Lookups, type ResolvedPath } from "../workspace/workspace.ts";
 import type { WorkspaceView } from "../workspace/roots.ts";
 import { displayPath, Pacer, skippedNote } from "./common.ts";
 import { skipsBefore, viewFor } from "./index_view.ts";
@@ -258,6 +258,8 @@ async function search(
   const scratch = new Uint8Array(
     Math.min(call.maxReadBytes, parts.scratchBytes) + 1,
   );
+  // The candidates' directories, looked up once for them all.
+  const lookups = new Lookups();
   // The text of a file the index says can match, read as the scan reads.
   const textOf = async (relative: string, length: number) => {
     // The index holds it as text: a file the scan would skip now changed.
@@ -265,6 +267,7 @@ async function search(
       maxBytes: call.maxReadBytes,
       signal: call.signal,
       scratch,
+      lookups,
     });
     if (bytes === undefined) throw new Stale();
     const text = decodeText(bytes);

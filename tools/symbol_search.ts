@@ -11,7 +11,7 @@
  */
 
 import type { WalkEntry } from "../workspace/tree.ts";
-import type { WalkSkips } from "../workspace/workspace.ts";
+import { Lookups, type WalkSkips } from "../workspace/workspace.ts";
 import type { WorkspaceView } from "../workspace/roots.ts";
 import type { DefinitionsResult } from "../symbols/definitions.ts";
 import { displayPath, Pacer } from "./common.ts";
@@ -182,13 +182,22 @@ export async function searchSymbols(
     return false;
   };
 
+  // The files' directories, looked up once for them all (by path: the
+  // index's candidates).
+  const lookups = new Lookups();
   // Read the step's file and start its parse, when it may hold a wanted
   // definition; a refusal's reason when it is the file named.
   const read = async (step: Step): Promise<string | undefined> => {
     const { candidate } = step;
     let source;
     try {
-      source = await readSource(ws, candidate.target, cap, options.signal);
+      source = await readSource(
+        ws,
+        candidate.target,
+        cap,
+        options.signal,
+        lookups,
+      );
     } catch (error) {
       // A file that vanished or became unreadable since the walk.
       if (options.signal.aborted) throw error;

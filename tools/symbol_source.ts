@@ -15,6 +15,7 @@ import {
 } from "../workspace/content.ts";
 import type { WorkspaceView } from "../workspace/roots.ts";
 import type { WalkEntry } from "../workspace/tree.ts";
+import type { Lookups } from "../workspace/workspace.ts";
 import {
   EXTENSIONS,
   languageOf,
@@ -53,15 +54,18 @@ export function unsupportedNote(relative: string): string {
 /**
  * The text of the file `target` names, read through `ws` (so the
  * workspace's confinement, `.git` and `.gitignore` rules apply), when it
- * is a text file of at most `cap` bytes in a language the tools read.
+ * is a text file of at most `cap` bytes in a language the tools read. A
+ * path looked up as one of a run (`lookups`) starts from the directories
+ * the run passed.
  */
 export async function readSource(
   ws: WorkspaceView,
   target: string | WalkEntry,
   cap: number,
   signal: AbortSignal,
+  lookups?: Lookups,
 ): Promise<SourceFile> {
-  using file = await ws.open(target);
+  using file = await ws.open(target, lookups);
   const relative = file.relative;
   const shown = displayPath(relative);
   if (file.info.isDirectory) {

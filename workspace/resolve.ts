@@ -23,6 +23,49 @@ import type { Found, Tree, WalkEntry } from "./tree.ts";
 /** Symlink hops allowed while resolving one path, as POSIX's SYMLOOP_MAX. */
 export const MAX_LINK_HOPS = 40;
 
+// A directory a lookup went through: the directories held on the way to
+// it (itself last), and the ignore levels of the path as asked.
+interface Passed {
+  stack: DirHandle[];
+  levels: Level[];
+}
+
+// Directories kept per tree by one Lookups, at most (then it starts over).
+const MAX_PASSED = 16_384;
+
+/**
+ * The directories a run of lookups (one search's candidate files, say)
+ * went through, by the path that reached them: a later lookup of the run
+ * starts from the deepest one its path begins with, instead of stepping
+ * down from the root and reading the ignore rules of every directory on
+ * the way again. Kept only for directories reached without a link and
+ * without a descriptor (the re-checked mode), and used only by lookups
+ * whose final open is bracketed, which checks that the path still leads
+ * to the directory held (`RootFs.openAt`). The ignore rules are those of
+ * the run's first lookup through a directory, as a walk keeps them for
+ * its length. A lookup that fails after using them clears them (see
+ * {@linkcode Lookups.clear}), so that a retry starts from the root.
+ */
+export class Lookups {
+  readonly #byTree = new WeakMap<Tree, Map<string, Passed>>();
+
+  /** The directories passed in `tree` (for `find`). */
+  passed(tree: Tree): Map<string, Passed> {
+    let passed = this.#byTree.get(tree);
+    if (passed === undefined) {
+      passed = new Map();
+      this.#byTree.set(tree, passed);
+    }
+    if (passed.size >= MAX_PASSED) passed.clear();
+    return passed;
+  }
+
+  /** Forget the directories passed in `tree`. */
+  clear(tree: Tree): void {
+    this.#byTree.delete(tree);
+  }
+}
+
 /**
  * Open an entry a walk yielded: from the directory the walk still holds,
  * else by its path (see {@linkcode find}).
@@ -80,21 +123,43 @@ export function find(
   segments: string[],
   levels?: Level[],
   bracketed = false,
+  lookups?: Lookups,
 ): Found {
   const fs = tree.fs;
-  const stack: DirHandle[] = [fs.rootDir];
-  // Pending names, last first: the requested ones, then link targets.
-  const pending = segments.toReversed();
+  const passed = bracketed && !fs.descriptorPaths
+    ? lookups?.passed(tree)
+    : undefined;
+  const asked = segments.join("/");
+  // The deepest directory on the path an earlier lookup passed, if any.
+  let from: Passed | undefined;
   let done = 0; // Requested segments fully resolved.
+  let askedEnd = 0; // Length of the requested prefix resolved so far.
+  if (passed !== undefined && passed.size > 0) {
+    for (let at = asked.lastIndexOf("/"); at > 0;) {
+      from = passed.get(asked.slice(0, at));
+      if (from !== undefined) {
+        askedEnd = at;
+        for (let i = 0; i < at; i++) if (asked[i] === "/") done++;
+        done++;
+        break;
+      }
+      at = asked.lastIndexOf("/", at - 1);
+    }
+  }
+  const stack: DirHandle[] = from === undefined
+    ? [fs.rootDir]
+    : [...from.stack];
+  // Pending names, last first: the requested ones, then link targets.
+  const pending = segments.slice(done).reverse();
   let hops = 0;
   let final: { name: string; fd: number; info: Deno.FileInfo } | undefined;
   const check = !tree.rules.includeIgnored;
   // The path as given: its bytes and, per resolved directory, its rules.
-  const asked = segments.join("/");
-  const askedLevels: Level[] = check
+  const askedLevels: Level[] = from !== undefined
+    ? [...from.levels]
+    : check
     ? [{ rules: tree.rules.rulesOf(fs, fs.rootDir), offset: 0 }]
     : [];
-  let askedEnd = 0; // Length of the requested prefix resolved so far.
   const closeStack = () => {
     for (const dir of stack) fs.close(dir.fd);
     stack.length = 1;
@@ -166,6 +231,15 @@ export function find(
           askedLevels.push({
             rules: tree.rules.rulesOf(fs, stack[stack.length - 1]),
             offset: askedEnd + 1,
+          });
+        }
+        if (
+          passed !== undefined && isDir && done < segments.length &&
+          hops === 0 && stack[stack.length - 1].fd === -1
+        ) {
+          passed.set(asked.slice(0, askedEnd), {
+            stack: [...stack],
+            levels: [...askedLevels],
           });
         }
       }

@@ -17,6 +17,8 @@
 
 import { invalid, WorkspaceError } from "./errors.ts";
 import {
+  type LookupOptions,
+  type Lookups,
   MAX_PATH_BYTES,
   readOpened,
   type ReadOptions,
@@ -37,11 +39,11 @@ export interface WorkspaceView {
   /** See {@linkcode Workspace.resolve}. */
   resolve(path: string): Promise<ResolvedPath>;
   /** See {@linkcode Workspace.open}. */
-  open(target: string | WalkEntry): Promise<WorkspaceHandle>;
+  open(target: string | WalkEntry, lookups?: Lookups): Promise<WorkspaceHandle>;
   /** See {@linkcode Workspace.readFile}. */
   readFile(
     target: string | WalkEntry,
-    options: ReadOptions,
+    options: ReadOptions & LookupOptions,
   ): Promise<ReadResult & ResolvedPath>;
   /** See {@linkcode Workspace.walk}. */
   walk(options?: WalkOptions): AsyncIterableIterator<WalkEntry>;
@@ -282,7 +284,10 @@ export class Roots implements WorkspaceView {
    * See {@linkcode Workspace.open}. The handle's `relative` is the path in
    * this view; everything else is the root's own handle.
    */
-  async open(target: string | WalkEntry): Promise<WorkspaceHandle> {
+  async open(
+    target: string | WalkEntry,
+    lookups?: Lookups,
+  ): Promise<WorkspaceHandle> {
     let root: NamedRoot;
     let handle: WorkspaceHandle;
     if (typeof target === "string") {
@@ -292,7 +297,7 @@ export class Roots implements WorkspaceView {
       handle = await this.#inside(
         target,
         located,
-        () => located.root.workspace.open(located.path),
+        () => located.root.workspace.open(located.path, lookups),
       );
     } else {
       const origin = this.#origins.get(target);
@@ -315,9 +320,9 @@ export class Roots implements WorkspaceView {
   /** See {@linkcode Workspace.readFile}. */
   async readFile(
     target: string | WalkEntry,
-    options: ReadOptions,
+    options: ReadOptions & LookupOptions,
   ): Promise<ReadResult & ResolvedPath> {
-    using handle = await this.open(target);
+    using handle = await this.open(target, options.lookups);
     return await readOpened(handle, options);
   }
 

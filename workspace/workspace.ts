@@ -37,7 +37,7 @@ import { WorkspaceHandle } from "./file.ts";
 import type { ReadOptions, ReadResult } from "./file.ts";
 import { IgnoreCache, ignoredNow } from "./ignore_stack.ts";
 import { gaveUp, Listings, settled } from "./listing.ts";
-import { find, findEntry } from "./resolve.ts";
+import { find, findEntry, type Lookups } from "./resolve.ts";
 import { nodeFsLoaded, RootFs } from "./secure_fs.ts";
 import type {
   EntryOrigin,
@@ -55,6 +55,16 @@ export type { ChunkOptions, ReadOptions, ReadResult } from "./file.ts";
 export { MAX_PATH_BYTES, MAX_PATH_SEGMENTS } from "./client_path.ts";
 export { MAX_RULES_BYTES } from "./ignore_stack.ts";
 export { walkSkips } from "./tree.ts";
+export { Lookups } from "./resolve.ts";
+
+/** How a lookup by path may start from where earlier ones went. */
+export interface LookupOptions {
+  /**
+   * The run of lookups this one belongs to (one search's files, say):
+   * see {@linkcode Lookups}.
+   */
+  lookups?: Lookups;
+}
 export type { WalkEntry, WalkOptions, WalkSkips } from "./tree.ts";
 
 /** How a workspace is opened. */
@@ -197,27 +207,38 @@ export class Workspace {
   /**
    * Open a client path, or an entry a walk yielded, as
    * {@linkcode Workspace.resolve} checks it. The handle reads exactly the
-   * file that was checked. Close it when done (`using`).
+   * file that was checked. Close it when done (`using`). A path looked up
+   * as one of a run (`lookups`) starts from the directories the run
+   * passed.
    */
-  async open(target: string | WalkEntry): Promise<WorkspaceHandle> {
+  async open(
+    target: string | WalkEntry,
+    lookups?: Lookups,
+  ): Promise<WorkspaceHandle> {
     const tree = await this.#ready();
     const fs = tree.fs;
     let found: Found;
     try {
       // Opened in a bracket (RootFs.openAt's `bracketed`): a directory on
       // the path that changed too lately, or during the open, is waited
-      // out and tried again, a few times.
+      // out and tried again, a few times (from the root: see Lookups).
       found = await settled(
-        () =>
-          typeof target === "string"
-            ? find(
+        () => {
+          if (typeof target !== "string") return findEntry(tree, target);
+          try {
+            return find(
               tree,
               target,
               clientSegments(fs.root, target),
               undefined,
               true,
-            )
-            : findEntry(tree, target),
+              lookups,
+            );
+          } catch (error) {
+            lookups?.clear(tree);
+            throw error;
+          }
+        },
         undefined,
       );
     } catch (error) {
@@ -240,9 +261,9 @@ export class Workspace {
    */
   async readFile(
     target: string | WalkEntry,
-    options: ReadOptions,
+    options: ReadOptions & LookupOptions,
   ): Promise<ReadResult & ResolvedPath> {
-    using handle = await this.open(target);
+    using handle = await this.open(target, options.lookups);
     return await readOpened(handle, options);
   }
 
