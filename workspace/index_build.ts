@@ -41,7 +41,7 @@ export interface BuildOptions {
   /** Stops the build (it then answers undefined). */
   stopped?: () => boolean;
   /** See `ScanTreeOptions.texts`. */
-  texts?: () => TextSink | undefined;
+  texts?: () => Promise<TextSink | undefined>;
 }
 
 /** What a build made, and how. */
@@ -110,8 +110,8 @@ export async function buildIndex(
     pace: options.pace,
     stopped: options.stopped,
     counts,
-    texts: texts && (() => {
-      const sink = texts();
+    texts: texts && (async () => {
+      const sink = await texts();
       piped = sink !== undefined;
       return sink;
     }),

@@ -244,7 +244,7 @@ export interface ScanTreeOptions {
    * Where the texts of a build from nothing go instead of postings on
    * this thread (see `postings_pipe.ts`); undefined from it: here.
    */
-  texts?: () => TextSink | undefined;
+  texts?: () => Promise<TextSink | undefined>;
 }
 
 /** Whether the file's identity now is the one stored for `id`. */
@@ -285,7 +285,7 @@ export async function scanTree(
     data === undefined || data.postings.nextId > 2 * live + 1024
   ) {
     next = emptyData();
-    sink = options.texts?.();
+    sink = await options.texts?.();
   } else {
     next = { ...data, skipEvents: [], dirs: [] };
     if (!options.rereadAll) {

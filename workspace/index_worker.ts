@@ -8,10 +8,14 @@
  *   for `{ watching: true }` (the main thread watches them first);
  * - posts `{ done }` with the data, or `{ error }`.
  *
- * A build from nothing starts a second worker of this same module, which
- * keeps the postings while this one reads (`postings_pipe.ts`): on two
- * cores the two halves of the work run side by side. When it cannot
- * start, this one keeps them itself.
+ * The main thread may start a second worker of this same module and hand
+ * each one end of a channel (`{ postings, port }` to it, the job's
+ * `postings` to this one): a build from nothing then pipes its texts to
+ * it, which keeps the postings while this one reads
+ * (`postings_pipe.ts`), so on two cores the two halves of the work run
+ * side by side. (Started from the main thread: a worker started from a
+ * worker took a second longer to start.) Without it, or when it fails as
+ * it starts, this one keeps them itself.
  *
  * @module
  */
@@ -33,6 +37,11 @@ export interface IndexJob {
   maxReadBytes: number;
   /** The cache file, if any. */
   cacheFile?: string;
+  /**
+   * The port of a second worker of this module that keeps the postings of
+   * a build from nothing (see the module's note); none: kept here.
+   */
+  postings?: MessagePort;
 }
 
 /** What the worker posts back. */
@@ -51,31 +60,14 @@ export type IndexReply =
 const scope = globalThis as unknown as Port;
 let watching: (() => void) | undefined;
 
-// A second worker of this module, keeping the postings; undefined when it
-// cannot start.
-function postingsWorker(): { texts: PipedTexts; worker: Worker } | undefined {
-  let worker: Worker;
-  try {
-    worker = new Worker(import.meta.url, { type: "module" });
-  } catch {
-    return undefined;
-  }
-  const texts = new PipedTexts(worker);
-  worker.onerror = (event) => {
-    event.preventDefault();
-    texts.fail(new Error(event.message));
-  };
-  return { texts, worker };
-}
-
 async function run(job: IndexJob): Promise<void> {
   const started = performance.now();
-  let helper: Worker | undefined;
   try {
     const ws = await Workspace.open(job.root, {
       includeIgnored: job.includeIgnored,
       descriptorPaths: job.descriptorPaths,
     });
+    const port = job.postings;
     const outcome = await buildIndex(ws, {
       maxReadBytes: job.maxReadBytes,
       cacheFile: job.cacheFile,
@@ -85,10 +77,15 @@ async function run(job: IndexJob): Promise<void> {
         scope.postMessage({ dirs } satisfies IndexReply);
         return promise;
       },
-      texts: () => {
-        const started = postingsWorker();
-        helper = started?.worker;
-        return started?.texts;
+      texts: port === undefined ? undefined : async () => {
+        const texts = new PipedTexts(port);
+        try {
+          await texts.serving();
+          return texts;
+        } catch {
+          // It failed as it started: the postings are kept here.
+          return undefined;
+        }
       },
     });
     if (outcome === undefined) throw new Error("the build stopped");
@@ -107,18 +104,17 @@ async function run(job: IndexJob): Promise<void> {
         error: String(error instanceof Error ? error.stack : error),
       } satisfies IndexReply,
     );
-  } finally {
-    helper?.terminate();
   }
 }
 
 scope.onmessage = (event) => {
   const message = event.data as IndexJob | { watching: true } | {
     postings: true;
+    port: MessagePort;
   };
-  if ("postings" in message) {
-    // This worker is the other's postings worker: it serves from now on.
-    servePostings(scope);
+  if ("port" in message) {
+    // This worker keeps the postings of the other's build from now on.
+    servePostings(message.port);
   } else if ("watching" in message) {
     watching?.();
     watching = undefined;

@@ -93,12 +93,12 @@ const RECORD_HEADER = 4;
 
 /** What the reading side posts to the postings worker. */
 export type PipeMessage =
-  | { postings: true }
   | { batch: ArrayBuffer; used: number }
   | { finish: true };
 
 /** What the postings worker posts back. */
 export type PipeReply =
+  | { serving: true }
   | { free: ArrayBuffer }
   | { done: PostingsParts; lengths: Int32Array }
   | { error: string };
@@ -112,8 +112,8 @@ export interface Port {
 }
 
 /**
- * Texts piped to a postings worker (see the module's note) at `port`,
- * where {@linkcode servePostings} serves.
+ * Texts piped to a postings worker (see the module's note) through
+ * `port`, whose other end {@linkcode servePostings} serves.
  */
 export class PipedTexts implements TextSink {
   readonly #port: Port;
@@ -125,20 +125,33 @@ export class PipedTexts implements TextSink {
   #nextId = 0;
   #failure: Error | undefined;
   #done: PromiseWithResolvers<Finished> | undefined;
+  readonly #serving = Promise.withResolvers<void>();
 
   /** Pipe to the worker at `port` (its messages are this object's now). */
   constructor(port: Port) {
     this.#port = port;
+    this.#serving.promise.catch(() => {});
     for (let i = 1; i < BATCHES; i++) {
       this.#free.push(new ArrayBuffer(BATCH_BYTES));
     }
     port.onmessage = (event: MessageEvent<PipeReply>) =>
       this.#reply(event.data);
-    port.postMessage({ postings: true } satisfies PipeMessage);
+  }
+
+  /**
+   * Resolves once the worker serves, rejects if it fails first. A worker
+   * started from a worker loads while its parent's event loop turns: a
+   * reader that goes on without waiting may fill every batch before the
+   * worker has begun.
+   */
+  serving(): Promise<void> {
+    return this.#serving.promise;
   }
 
   #reply(reply: PipeReply): void {
-    if ("free" in reply) {
+    if ("serving" in reply) {
+      this.#serving.resolve();
+    } else if ("free" in reply) {
       this.#free.push(reply.free);
     } else if ("done" in reply) {
       const lengths = new Map<number, number>();
@@ -151,15 +164,11 @@ export class PipedTexts implements TextSink {
         `the postings worker failed: ${reply.error}`,
       );
       this.#done?.reject(this.#failure);
+      this.#serving.reject(this.#failure);
     }
     const waiting = this.#waiting;
     this.#waiting = undefined;
     waiting?.();
-  }
-
-  /** The worker failed (as its owner saw, from `onerror`): so does this. */
-  fail(error: Error): void {
-    this.#reply({ error: error.message });
   }
 
   /** See {@linkcode TextSink.addNothing}. */
@@ -233,15 +242,17 @@ export class PipedTexts implements TextSink {
 }
 
 /**
- * Serve as the postings worker on `port` (the worker's own scope): add
- * each batch's texts to postings, hand each buffer back, and post the
- * postings (by transfer) and the corrected lengths on `finish`.
+ * Serve as the postings worker on `port` (the other end's is the
+ * reader's {@linkcode PipedTexts}): add each batch's texts to postings,
+ * hand each buffer back, and post the postings (by transfer) and the
+ * corrected lengths on `finish`.
  */
 export function servePostings(port: Port): void {
   const postings = new Postings();
   // Pairs of id and decoded length, where it is not the length in bytes.
   let lengths = new Int32Array(1024);
   let pairs = 0;
+  port.postMessage({ serving: true } satisfies PipeReply);
   port.onmessage = (event: MessageEvent<PipeMessage>) => {
     const message = event.data;
     try {

@@ -78,10 +78,19 @@ Deno.test("postings pipe: a build piped to a worker is the build made here", asy
     const here = await scanTree(ws, undefined, { maxReadBytes: MAX_READ });
     const worker = new Worker(WORKER, { type: "module" });
     try {
+      const channel = new MessageChannel();
+      worker.postMessage({ postings: true, port: channel.port2 }, [
+        channel.port2,
+      ]);
       const piped = await scanTree(ws, undefined, {
         maxReadBytes: MAX_READ,
-        texts: () => new PipedTexts(worker),
+        texts: async () => {
+          const texts = new PipedTexts(channel.port1);
+          await texts.serving();
+          return texts;
+        },
       });
+      channel.port1.close();
       assert.ok(here !== undefined && piped !== undefined);
       same(here, piped);
       // The lengths the worker corrected (decoded, not bytes) came back.
@@ -119,8 +128,7 @@ Deno.test("postings pipe: a reader ahead of the worker waits for a buffer", asyn
   const next = texts.addText(text).then(() => added = true);
   await new Promise((resolve) => setTimeout(resolve, 20));
   assert.equal(added, false, "no buffer is free: the reader waits");
-  const batches = port.sent.filter((m) => "batch" in m);
-  assert.equal(batches.length, BATCHES);
+  assert.equal(port.sent.length, BATCHES);
   port.reply({ free: new ArrayBuffer(BATCH_BYTES) });
   await next;
   assert.equal(added, true);
@@ -136,9 +144,11 @@ Deno.test("postings pipe: a failed worker fails the reader and the finish", asyn
     /the postings worker failed: out of memory/,
   );
   await assert.rejects(texts.finish(), /out of memory/);
+  await assert.rejects(texts.serving(), /out of memory/);
   // Failing while the finish waits rejects it too.
-  const other = new PipedTexts(new FakePort());
+  const otherPort = new FakePort();
+  const other = new PipedTexts(otherPort);
   const finish = other.finish();
-  other.fail(new Error("the worker exited"));
+  otherPort.reply({ error: "the worker exited" });
   await assert.rejects(finish, /the worker exited/);
 });

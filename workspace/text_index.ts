@@ -150,6 +150,7 @@ export class TextIndex {
   #dirs: string[] = [];
   #watcher: Deno.FsWatcher | undefined;
   #worker: Worker | undefined;
+  #helper: Worker | undefined;
   #closed = false;
   #failed = false;
   // Changes: counted when reported, and applied.
@@ -219,6 +220,8 @@ export class TextIndex {
     this.#timer = undefined;
     this.#worker?.terminate();
     this.#worker = undefined;
+    this.#helper?.terminate();
+    this.#helper = undefined;
     this.#unwatch();
     this.#wake();
   }
@@ -235,6 +238,8 @@ export class TextIndex {
     this.#failed = true;
     this.#worker?.terminate();
     this.#worker = undefined;
+    this.#helper?.terminate();
+    this.#helper = undefined;
     this.#unwatch();
     this.#options.onError?.(error);
     this.#wake();
@@ -303,12 +308,30 @@ export class TextIndex {
       return Promise.resolve(undefined);
     }
     this.#worker = worker;
+    // A second worker of the same module keeps the postings of a build
+    // from nothing (index_worker.ts); without it the first keeps them.
+    let helper: Worker | undefined;
+    let channel: MessageChannel | undefined;
+    try {
+      helper = new Worker(url, { type: "module" });
+      channel = new MessageChannel();
+      helper.postMessage({ postings: true, port: channel.port2 }, [
+        channel.port2,
+      ]);
+    } catch {
+      helper?.terminate();
+      helper = undefined;
+      channel = undefined;
+    }
+    this.#helper = helper;
     const { promise, resolve, reject } = Promise.withResolvers<
       BuildOutcome | undefined
     >();
     const end = () => {
       worker.terminate();
+      helper?.terminate();
       if (this.#worker === worker) this.#worker = undefined;
+      if (this.#helper === helper) this.#helper = undefined;
     };
     worker.onmessage = (event: MessageEvent<IndexReply>) => {
       const reply = event.data;
@@ -332,6 +355,13 @@ export class TextIndex {
       end();
       reject(new Error(`the index worker failed: ${event.message}`));
     };
+    if (helper !== undefined) {
+      helper.onerror = (event) => {
+        event.preventDefault();
+        end();
+        reject(new Error(`the postings worker failed: ${event.message}`));
+      };
+    }
     const job: IndexJob = {
       root: this.#ws.root,
       includeIgnored: this.#ws.includeIgnored,
@@ -340,7 +370,11 @@ export class TextIndex {
       cacheFile: cache,
     };
     this.#ws.descriptorPaths().then((descriptorPaths) => {
-      worker.postMessage({ ...job, descriptorPaths });
+      const port = channel?.port1;
+      worker.postMessage(
+        { ...job, descriptorPaths, postings: port },
+        port === undefined ? [] : [port],
+      );
     }, reject);
     return promise;
   }
