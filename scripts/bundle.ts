@@ -117,7 +117,12 @@ function isFile(path: string | URL): boolean {
 
 if (import.meta.main) {
   try {
-    await Promise.all(BUNDLES.map((b) => bundle(b.entry, b.output)));
+    // The first alone: on a cold cache it installs esbuild, and bundlers
+    // started together each copy it into the same place (one failed with
+    // "failed to copy esbuild binary": No such file or directory).
+    const [first, ...rest] = BUNDLES;
+    await bundle(first.entry, first.output);
+    await Promise.all(rest.map((b) => bundle(b.entry, b.output)));
     // After the bundles: on a cold cache, fetching the grammars' package
     // would otherwise race the bundlers' own npm installs.
     await copyWasm();

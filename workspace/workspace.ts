@@ -37,7 +37,8 @@ import { WorkspaceHandle } from "./file.ts";
 import type { ReadOptions, ReadResult } from "./file.ts";
 import { IgnoreCache, ignoredNow } from "./ignore_stack.ts";
 import { gaveUp, Listings, settled } from "./listing.ts";
-import { find, findEntry, type Lookups } from "./resolve.ts";
+import { find, findEntry } from "./resolve.ts";
+import type { Lookups } from "./lookups.ts";
 import { nodeFsLoaded, RootFs } from "./secure_fs.ts";
 import type {
   EntryOrigin,
@@ -55,7 +56,7 @@ export type { ChunkOptions, ReadOptions, ReadResult } from "./file.ts";
 export { MAX_PATH_BYTES, MAX_PATH_SEGMENTS } from "./client_path.ts";
 export { MAX_RULES_BYTES } from "./ignore_stack.ts";
 export { walkSkips } from "./tree.ts";
-export { Lookups } from "./resolve.ts";
+export { Lookups } from "./lookups.ts";
 
 /** How a lookup by path may start from where earlier ones went. */
 export interface LookupOptions {
