@@ -60,17 +60,23 @@ export interface FairGateOptions {
   places?: number;
   /** A place's lease, ms; default {@linkcode GATE_LEASE_MS}. */
   leaseMs?: number;
+  /**
+   * The clock that tells how long since the event loop last turned for
+   * the gate, ms; default `performance.now` (tests give their own).
+   */
+  now?: () => number;
 }
 
 /** See the module documentation. */
 export class FairGate {
   readonly #places: number;
   readonly #leaseMs: number;
+  readonly #now: () => number;
   #taken = 0;
   // When each owner was last given a place (a count of places given).
   readonly #served = new WeakMap<object, number>();
   #given = 0;
-  // When the event loop last turned for the gate (performance.now()).
+  // When the event loop last turned for the gate (by #now).
   #turned = -Infinity;
   // Owners with someone waiting, and their waiters in order.
   readonly #waiting = new Map<object, ((place: GatePlace) => void)[]>();
@@ -83,6 +89,7 @@ export class FairGate {
     }
     this.#places = places;
     this.#leaseMs = options.leaseMs ?? GATE_LEASE_MS;
+    this.#now = options.now ?? (() => performance.now());
   }
 
   /** Places taken now (lapsed ones not counted). */
@@ -157,12 +164,12 @@ export class FairGate {
     if (queue.length === 0) this.#waiting.delete(next);
     const owner = next;
     // The place passes on (#taken stays as it is).
-    if (performance.now() - this.#turned < GATE_TURN_MS) {
+    if (this.#now() - this.#turned < GATE_TURN_MS) {
       resolve(this.#lease(owner));
       return;
     }
     nextTurn().then(() => {
-      this.#turned = performance.now();
+      this.#turned = this.#now();
       resolve(this.#lease(owner));
     });
   }

@@ -73,7 +73,10 @@ Deno.test("fair gate: after a while of work a place passes on in a later turn of
 });
 
 Deno.test("fair gate: quick hand-overs after a turn pass on at once, until the turn's time is spent", async () => {
-  const gate = new FairGate({ places: 1 });
+  // A clock of its own: only the gate's hand-overs decide, not how busy
+  // the machine is.
+  let clock = 0;
+  const gate = new FairGate({ places: 1, now: () => clock });
   let held = atOnce(gate.enter({}));
   const order: string[] = [];
   const waits = ["a", "b", "c"].map((name) =>
@@ -90,8 +93,7 @@ Deno.test("fair gate: quick hand-overs after a turn pass on at once, until the t
   await Promise.resolve();
   assert.deepEqual(order, ["a", "b"]);
   // Once GATE_TURN_MS are spent, c waits for a turn again.
-  const until = performance.now() + GATE_TURN_MS + 1;
-  while (performance.now() < until) { /* work */ }
+  clock += GATE_TURN_MS + 1;
   gate.leave(held);
   await Promise.resolve();
   assert.deepEqual(order, ["a", "b"]);
