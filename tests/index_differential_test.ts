@@ -20,6 +20,12 @@ import { McpServer } from "../mcp/server.ts";
 import { Session } from "../mcp/session.ts";
 import { workspaceTools } from "../tools/mod.ts";
 import { stopRegexWorker } from "../tools/regex_worker.ts";
+import { stopScanWorkers } from "../tools/scan_pool.ts";
+import {
+  setWorkerCandidates,
+  WORKER_CANDIDATES,
+  workerSearches,
+} from "../tools/search_indexed.ts";
 import type { WorkspaceView } from "../workspace/roots.ts";
 import { TextIndex } from "../workspace/text_index.ts";
 import { Workspace } from "../workspace/workspace.ts";
@@ -383,6 +389,56 @@ Deno.test("index: find_files and search_text answer as the scan does, before and
       }
     }
   } finally {
+    stopRegexWorker();
+  }
+});
+
+Deno.test("index: candidates read by the scan workers answer as the scan does", async () => {
+  const { warm, cold } = WORKER_CANDIDATES;
+  // Every search with a candidate goes to the workers.
+  setWorkerCandidates(1, 1);
+  const before = workerSearches();
+  try {
+    for (const seed of [1, 2, 3]) {
+      const root = await generate(seed);
+      const ws = await Workspace.open(root);
+      const index = TextIndex.start(ws, { maxReadBytes: MAX_READ });
+      try {
+        const scan = await server(await Workspace.open(root));
+        // The workspace itself: the workers read only for a Workspace.
+        const indexed = await server(ws, index);
+        await within(index.whenCurrent());
+        for (const args of SEARCHES) {
+          const expected = await call(
+            scan.server,
+            scan.session,
+            "search_text",
+            args,
+          ).catch((error) => String(error));
+          const actual = await call(
+            indexed.server,
+            indexed.session,
+            "search_text",
+            args,
+          ).catch((error) => String(error));
+          assert.deepEqual(
+            actual,
+            expected,
+            `seed ${seed}: search_text ${JSON.stringify(args)}`,
+          );
+        }
+      } finally {
+        index.close();
+        await Deno.remove(`${root}/..`, { recursive: true });
+      }
+    }
+    assert.ok(
+      workerSearches() - before >= 30,
+      `the workers answered ${workerSearches() - before} searches`,
+    );
+  } finally {
+    setWorkerCandidates(warm, cold);
+    stopScanWorkers();
     stopRegexWorker();
   }
 });

@@ -164,7 +164,17 @@ export interface ScanOptions {
    * `rg_candidates.ts`. The answer is the same with it or without.
    */
   rg?: RgOptions;
+  /**
+   * Search these files (root-relative paths, in this order; the query's
+   * glob is not applied) instead of a walk of `path`: the answer is that
+   * of a sequential search of them, in runs of {@linkcode FILES_PER_UNIT}.
+   * For the index's candidates.
+   */
+  files?: readonly string[];
 }
+
+/** Files of a `files` option that make one unit of work. */
+export const FILES_PER_UNIT = 32;
 
 /**
  * What rg proposes for a scan of `path`, split by the subtree units the
@@ -446,7 +456,7 @@ export async function scanSearch(
   const inGlob = q.glob === undefined
     ? () => true
     : globMatcher(q.glob.pattern, q.glob.base);
-  const rgFor = options.rg === undefined
+  const rgFor = options.rg === undefined || options.files !== undefined
     ? undefined
     : await rgUnits(ws, path, q, options.rg, signal);
 
@@ -652,6 +662,18 @@ export async function scanSearch(
     });
     dispatch();
   };
+  if (options.files !== undefined) {
+    for (let i = 0; i < options.files.length; i += FILES_PER_UNIT) {
+      const paths = options.files.slice(i, i + FILES_PER_UNIT);
+      const u = state({ kind: "files", paths }, paths.map(() => [0, 0, 0, 0]));
+      units.push(u);
+      start(u);
+    }
+    endSkips = [0, 0, 0, 0];
+    walked = true;
+    compose();
+    return await result.promise;
+  }
   // A run of files is started once the run ends.
   let run: UnitState | undefined;
   try {

@@ -31,6 +31,7 @@ import { skipsBefore, viewFor } from "./index_view.ts";
 import type { SearchRegex } from "./regex.ts";
 import { findAnswer } from "./find_answer.ts";
 import { readSearchable } from "./scan_unit.ts";
+import type { ScanOutcome } from "./scan_pool.ts";
 import { type Match, searchAnswer } from "./search_answer.ts";
 import { requiredRuns } from "./regex_literals.ts";
 import {
@@ -62,6 +63,36 @@ export interface ScanParts {
   maxLineChars: number;
   /** Largest file read into the reused buffer. */
   scratchBytes: number;
+  /**
+   * The scan workers, when they can read the candidates (see
+   * {@linkcode WORKER_CANDIDATES}): whether they are running now, and a
+   * search of given files on them, as a sequential scan of those files
+   * would answer.
+   */
+  workers?: {
+    warm(): boolean;
+    search(files: readonly string[]): Promise<ScanOutcome>;
+  };
+}
+
+/**
+ * Candidates from which an indexed search has the scan workers read and
+ * match them, two at a time: while they run (`warm`), and when they must
+ * first start (`cold`, ~0.1 s). Fewer are read here, one after another.
+ */
+export const WORKER_CANDIDATES = { warm: 64, cold: 1024 };
+
+/** Set {@linkcode WORKER_CANDIDATES} (tests). */
+export function setWorkerCandidates(warm: number, cold: number): void {
+  WORKER_CANDIDATES.warm = warm;
+  WORKER_CANDIDATES.cold = cold;
+}
+
+let workerAnswers = 0;
+
+/** How many indexed searches the scan workers have answered (tests). */
+export function workerSearches(): number {
+  return workerAnswers;
 }
 
 /** One `search_text` call, as the tool has checked it. */
@@ -218,11 +249,88 @@ export async function indexedSearchText(
   const { view, from, to } = found;
   const marks = view.matching(trigrams);
   try {
-    return await search(view, from, to, marks, ws, call, parts);
+    return await onWorkers(view, from, to, marks, call, parts) ??
+      await search(view, from, to, marks, ws, call, parts);
   } catch (error) {
     if (error instanceof Stale) return undefined;
     throw error;
   }
+}
+
+// The search with the candidates read and matched by the scan workers,
+// when there are enough of them (see WORKER_CANDIDATES); undefined when
+// not. Their answer is a sequential scan's of the candidates; the files
+// between are counted from the index, as `search` counts them.
+async function onWorkers(
+  view: IndexView,
+  from: number,
+  to: number,
+  marks: Uint8Array,
+  call: SearchCall,
+  parts: ScanParts,
+): Promise<ToolResult | undefined> {
+  const workers = parts.workers;
+  if (workers === undefined) return undefined;
+  const positions: number[] = [];
+  for (let at = from; at < to; at++) {
+    const id = view.order[at];
+    if (
+      marks[id] === 1 && view.kinds[id] !== FILE_SKIPPED &&
+      call.inGlob(view.relative[id])
+    ) positions.push(at);
+  }
+  const least = workers.warm()
+    ? WORKER_CANDIDATES.warm
+    : WORKER_CANDIDATES.cold;
+  if (positions.length < least) return undefined;
+  call.signal.throwIfAborted();
+  let outcome: ScanOutcome;
+  try {
+    outcome = await workers.search(
+      positions.map((at) => view.relative[view.order[at]]),
+    );
+  } catch (error) {
+    if (error instanceof RegexTimeoutError) {
+      return toolError(regexTimeoutMessage(call.query, parts.regexBudgetMs));
+    }
+    throw error;
+  }
+  // A candidate the index holds as text that a scan now skips changed.
+  if (outcome.skipped > 0) throw new Stale();
+  workerAnswers++;
+  const { limit } = call;
+  const matches: Match[] = outcome.matches;
+  // Where the search ends: after the file that filled the cap, else at
+  // the end; counted from the index up to there.
+  let last = to - 1;
+  let stop = view.order.length;
+  if (matches.length >= limit) {
+    const path = matches[limit - 1].path;
+    last = positions.find((at) => view.relative[view.order[at]] === path) ??
+      to - 1;
+    for (let at = last + 1; at < to; at++) {
+      if (call.inGlob(view.relative[view.order[at]])) {
+        stop = at;
+        break;
+      }
+    }
+  }
+  let searched = 0;
+  let skipped = 0;
+  for (let at = from; at <= last; at++) {
+    const id = view.order[at];
+    if (!call.inGlob(view.relative[id])) continue;
+    if (view.kinds[id] === FILE_SKIPPED) skipped++;
+    else searched++;
+  }
+  return searchAnswer({
+    matches,
+    limit,
+    searched,
+    skipped,
+    maxReadBytes: call.maxReadBytes,
+    walkNote: skippedNote(skipsBefore(view, stop)),
+  });
 }
 
 // A regex search's candidates matched in one round trip to the worker, at

@@ -34,7 +34,11 @@ import {
   RegexTimeoutError,
   regexTimeoutMessage,
 } from "./regex_worker.ts";
-import { scanSearch, scanWorkersAvailable } from "./scan_pool.ts";
+import {
+  scanSearch,
+  scanWorkersAvailable,
+  scanWorkersRunning,
+} from "./scan_pool.ts";
 
 /**
  * Time a regex search may spend matching any one file's lines, in ms (not
@@ -175,6 +179,30 @@ export function searchTextTool(
           regexBudgetMs: REGEX_BUDGET_MS,
           maxLineChars: MAX_LINE_CHARS,
           scratchBytes: SCRATCH_BYTES,
+          workers: ws instanceof Workspace && scanWorkersAvailable()
+            ? {
+              warm: () => scanWorkersRunning() > 0,
+              search: (files) =>
+                scanSearch(ws, "", {
+                  query,
+                  regex,
+                  caseSensitive,
+                  maxReadBytes: caps.maxReadBytes,
+                  limit,
+                  maxLineChars: MAX_LINE_CHARS,
+                }, {
+                  signal: ctx.signal,
+                  budgetMs: REGEX_BUDGET_MS,
+                  files,
+                  progress: (count) =>
+                    ctx.reportProgress(
+                      count,
+                      files.length,
+                      `${plural(count, "file", "files")} examined`,
+                    ),
+                }),
+            }
+            : undefined,
         });
         if (answer !== undefined) return answer;
       }
