@@ -394,9 +394,9 @@ Deno.test("index: find_files and search_text answer as the scan does, before and
 });
 
 Deno.test("index: candidates read by the scan workers answer as the scan does", async () => {
-  const { warm, cold } = WORKER_CANDIDATES;
-  // Every search with a candidate goes to the workers.
-  setWorkerCandidates(1, 1);
+  const { warm, cold, capped } = WORKER_CANDIDATES;
+  // Every search with a candidate goes to the workers, capped ones too.
+  setWorkerCandidates(1, 1, true);
   const before = workerSearches();
   try {
     for (const seed of [1, 2, 3]) {
@@ -437,7 +437,7 @@ Deno.test("index: candidates read by the scan workers answer as the scan does", 
       `the workers answered ${workerSearches() - before} searches`,
     );
   } finally {
-    setWorkerCandidates(warm, cold);
+    setWorkerCandidates(warm, cold, capped);
     stopScanWorkers();
     stopRegexWorker();
   }

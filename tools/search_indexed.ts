@@ -78,14 +78,23 @@ export interface ScanParts {
 /**
  * Candidates from which an indexed search has the scan workers read and
  * match them, two at a time: while they run (`warm`), and when they must
- * first start (`cold`, ~0.1 s). Fewer are read here, one after another.
+ * first start (`cold`, ~0.1 s). Fewer are read here, one after another,
+ * and so are more than the search's cap allows matches.
  */
-export const WORKER_CANDIDATES = { warm: 64, cold: 1024 };
+export const WORKER_CANDIDATES = { warm: 64, cold: 1024, capped: false };
 
-/** Set {@linkcode WORKER_CANDIDATES} (tests). */
-export function setWorkerCandidates(warm: number, cold: number): void {
+/**
+ * Set {@linkcode WORKER_CANDIDATES} (tests); `capped`: a search whose cap
+ * is below its candidates goes to the workers too.
+ */
+export function setWorkerCandidates(
+  warm: number,
+  cold: number,
+  capped = false,
+): void {
   WORKER_CANDIDATES.warm = warm;
   WORKER_CANDIDATES.cold = cold;
+  WORKER_CANDIDATES.capped = capped;
 }
 
 let workerAnswers = 0;
@@ -282,7 +291,14 @@ async function onWorkers(
   const least = workers.warm()
     ? WORKER_CANDIDATES.warm
     : WORKER_CANDIDATES.cold;
-  if (positions.length < least) return undefined;
+  // A cap below the candidates is mostly filled by the first few of them,
+  // read here sooner than the workers start and take the lot.
+  if (
+    positions.length < least ||
+    (call.limit < positions.length && !WORKER_CANDIDATES.capped)
+  ) {
+    return undefined;
+  }
   call.signal.throwIfAborted();
   let outcome: ScanOutcome;
   try {
