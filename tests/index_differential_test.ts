@@ -288,6 +288,17 @@ const ANSWERABLE = new Set(
   ].map((args) => JSON.stringify(args)),
 );
 
+/** The answer of `to` to a call, or its error as text. */
+function answer(
+  to: { server: McpServer; session: Session },
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<unknown> {
+  return call(to.server, to.session, tool, args).catch((error) =>
+    String(error)
+  );
+}
+
 /** Run every query on both servers; returns how many the index answered. */
 async function compare(
   scan: { server: McpServer; session: Session },
@@ -303,11 +314,9 @@ async function compare(
     ] as const
   ) {
     for (const args of list) {
-      const expected = await call(scan.server, scan.session, tool, args)
-        .catch((error) => String(error));
+      const expected = await answer(scan, tool, args);
       const before = walks();
-      const actual = await call(indexed.server, indexed.session, tool, args)
-        .catch((error) => String(error));
+      const actual = await answer(indexed, tool, args);
       assert.deepEqual(actual, expected, `${tool} ${JSON.stringify(args)}`);
       if (walks() === before) {
         answered++;
@@ -409,18 +418,8 @@ Deno.test("index: candidates read by the scan workers answer as the scan does", 
         const indexed = await server(ws, index);
         await within(index.whenCurrent());
         for (const args of SEARCHES) {
-          const expected = await call(
-            scan.server,
-            scan.session,
-            "search_text",
-            args,
-          ).catch((error) => String(error));
-          const actual = await call(
-            indexed.server,
-            indexed.session,
-            "search_text",
-            args,
-          ).catch((error) => String(error));
+          const expected = await answer(scan, "search_text", args);
+          const actual = await answer(indexed, "search_text", args);
           assert.deepEqual(
             actual,
             expected,

@@ -324,12 +324,7 @@ async function onWorkers(
     const path = matches[limit - 1].path;
     last = positions.find((at) => view.relative[view.order[at]] === path) ??
       to - 1;
-    for (let at = last + 1; at < to; at++) {
-      if (call.inGlob(view.relative[view.order[at]])) {
-        stop = at;
-        break;
-      }
-    }
+    stop = nextInGlob(view, call, last, to);
   }
   let searched = 0;
   let skipped = 0;
@@ -339,9 +334,35 @@ async function onWorkers(
     if (view.kinds[id] === FILE_SKIPPED) skipped++;
     else searched++;
   }
+  return answerOf(view, call, matches, searched, skipped, stop);
+}
+
+// Where a search that filled its cap in the file at `filled` stops: the
+// next file in its glob (before `to`), else the end of the order.
+function nextInGlob(
+  view: IndexView,
+  call: SearchCall,
+  filled: number,
+  to: number,
+): number {
+  for (let at = filled + 1; at < to; at++) {
+    if (call.inGlob(view.relative[view.order[at]])) return at;
+  }
+  return view.order.length;
+}
+
+// The answer, with the walk's skips up to `stop` as the scan notes them.
+function answerOf(
+  view: IndexView,
+  call: SearchCall,
+  matches: Match[],
+  searched: number,
+  skipped: number,
+  stop: number,
+): ToolResult {
   return searchAnswer({
     matches,
-    limit,
+    limit: call.limit,
     searched,
     skipped,
     maxReadBytes: call.maxReadBytes,
@@ -485,13 +506,7 @@ async function search(
     examined = filled.examined;
     searched = filled.searched;
     skipped = filled.skipped;
-    stop = view.order.length;
-    for (let at = filled.at + 1; at < to; at++) {
-      if (call.inGlob(view.relative[view.order[at]])) {
-        stop = at;
-        break;
-      }
-    }
+    stop = nextInGlob(view, call, filled.at, to);
     return true;
   };
   try {
@@ -565,12 +580,5 @@ async function search(
     }
     throw error;
   }
-  return searchAnswer({
-    matches,
-    limit,
-    searched,
-    skipped,
-    maxReadBytes: call.maxReadBytes,
-    walkNote: skippedNote(skipsBefore(view, stop)),
-  });
+  return answerOf(view, call, matches, searched, skipped, stop);
 }
