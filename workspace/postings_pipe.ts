@@ -139,10 +139,9 @@ export class PipedTexts implements TextSink {
   }
 
   /**
-   * Resolves once the worker serves, rejects if it fails first. A worker
-   * started from a worker loads while its parent's event loop turns: a
-   * reader that goes on without waiting may fill every batch before the
-   * worker has begun.
+   * Resolves once the worker serves, rejects if it fails first: a reader
+   * that went on without waiting could fill every batch before the worker
+   * has begun, and then only wait.
    */
   serving(): Promise<void> {
     return this.#serving.promise;
