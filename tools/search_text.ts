@@ -155,6 +155,22 @@ export function searchTextTool(
         glob,
         start.info.isDirectory ? start.relative : "",
       );
+      // Progress: files looked at so far, of `total` when known.
+      const examinedSoFar = (examined: number, total?: number) =>
+        ctx.reportProgress(
+          examined,
+          total,
+          `${plural(examined, "file", "files")} examined`,
+        );
+      // The query as the scan workers take it (a walk's adds the glob).
+      const scanQuery = {
+        query,
+        regex,
+        caseSensitive,
+        maxReadBytes: caps.maxReadBytes,
+        limit,
+        maxLineChars: MAX_LINE_CHARS,
+      };
       if (index !== undefined) {
         // The same answer from the index, when it is current and can tell.
         const { indexedSearchText } = await import("./search_indexed.ts");
@@ -167,12 +183,7 @@ export function searchTextTool(
           limit,
           maxReadBytes: caps.maxReadBytes,
           signal: ctx.signal,
-          reportProgress: (examined) =>
-            ctx.reportProgress(
-              examined,
-              undefined,
-              `${plural(examined, "file", "files")} examined`,
-            ),
+          reportProgress: (examined) => examinedSoFar(examined),
         }, {
           literalMatches,
           clip,
@@ -183,23 +194,11 @@ export function searchTextTool(
             ? {
               warm: () => scanWorkersRunning() > 0,
               search: (files) =>
-                scanSearch(ws, "", {
-                  query,
-                  regex,
-                  caseSensitive,
-                  maxReadBytes: caps.maxReadBytes,
-                  limit,
-                  maxLineChars: MAX_LINE_CHARS,
-                }, {
+                scanSearch(ws, "", scanQuery, {
                   signal: ctx.signal,
                   budgetMs: REGEX_BUDGET_MS,
                   files,
-                  progress: (count) =>
-                    ctx.reportProgress(
-                      count,
-                      files.length,
-                      `${plural(count, "file", "files")} examined`,
-                    ),
+                  progress: (count) => examinedSoFar(count, files.length),
                 }),
             }
             : undefined,
@@ -207,16 +206,11 @@ export function searchTextTool(
         if (answer !== undefined) return answer;
       }
 
-      // Progress: files looked at so far; the total is known for one file.
+      // The total is known for one file.
       let examined = 0;
       const pacer = new Pacer(
         ctx.signal,
-        () =>
-          ctx.reportProgress(
-            examined,
-            start.info.isFile ? 1 : undefined,
-            `${plural(examined, "file", "files")} examined`,
-          ),
+        () => examinedSoFar(examined, start.info.isFile ? 1 : undefined),
       );
       let skips = walkSkips();
       // Set once the worker scan has answered: nothing is left to walk.
@@ -270,27 +264,17 @@ export function searchTextTool(
         // A directory of one workspace is scanned by worker threads.
         if (byWorkers) {
           const outcome = await scanSearch(ws, path, {
-            query,
-            regex,
-            caseSensitive,
+            ...scanQuery,
             glob: glob === undefined
               ? undefined
               : { pattern: glob, base: start.relative },
-            maxReadBytes: caps.maxReadBytes,
-            limit,
-            maxLineChars: MAX_LINE_CHARS,
           }, {
             signal: ctx.signal,
             budgetMs: REGEX_BUDGET_MS,
             rg: caps.rgPath === undefined
               ? undefined
               : { program: caps.rgPath },
-            progress: (count) =>
-              ctx.reportProgress(
-                count,
-                undefined,
-                `${plural(count, "file", "files")} examined`,
-              ),
+            progress: (count) => examinedSoFar(count),
           });
           matches.push(...outcome.matches);
           searched = outcome.searched;

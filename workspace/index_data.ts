@@ -15,7 +15,7 @@
 
 import { isProbablyText, SNIFF_BYTES } from "./content.ts";
 import { LocalTexts, type TextSink } from "./postings_pipe.ts";
-import { Postings, type PostingsParts } from "./trigrams.ts";
+import { partsBuffers, Postings, type PostingsParts } from "./trigrams.ts";
 import {
   type WalkEntry,
   type WalkSkips,
@@ -103,13 +103,7 @@ export function dataParts(
   data: IndexData,
 ): { parts: IndexDataParts; transfer: ArrayBuffer[] } {
   const postings = data.postings.parts();
-  const parts = { ...data, postings };
-  const transfer = [
-    postings.head.buffer,
-    postings.state.buffer,
-    ...postings.pages,
-  ] as ArrayBuffer[];
-  return { parts, transfer };
+  return { parts: { ...data, postings }, transfer: partsBuffers(postings) };
 }
 
 /**

@@ -18,7 +18,7 @@
  */
 
 import { decodeText } from "./content.ts";
-import { Postings, type PostingsParts } from "./trigrams.ts";
+import { partsBuffers, Postings, type PostingsParts } from "./trigrams.ts";
 
 /** A file's id, and its length in UTF-16 code units as decoded. */
 export interface Added {
@@ -202,10 +202,7 @@ export class PipedTexts implements TextSink {
   async #room(length: number): Promise<void> {
     if (this.#failure !== undefined) throw this.#failure;
     if (this.#used + RECORD_HEADER + length <= BATCH_BYTES) return;
-    if (this.#used > 0) {
-      this.#post(this.#batch.buffer as ArrayBuffer, this.#used);
-      this.#batch = new Uint8Array(0);
-    }
+    this.#sendBatch();
     while (this.#free.length === 0) {
       if (this.#failure !== undefined) throw this.#failure;
       const { promise, resolve } = Promise.withResolvers<void>();
@@ -217,6 +214,14 @@ export class PipedTexts implements TextSink {
     this.#batch = new Uint8Array(buffer);
     this.#view = new DataView(buffer);
     this.#used = 0;
+  }
+
+  // Send the batch being filled, if it holds anything (its buffer goes
+  // with it).
+  #sendBatch(): void {
+    if (this.#used === 0) return;
+    this.#post(this.#batch.buffer as ArrayBuffer, this.#used);
+    this.#batch = new Uint8Array(0);
   }
 
   #post(buffer: ArrayBuffer, used: number): void {
@@ -231,10 +236,7 @@ export class PipedTexts implements TextSink {
   finish(): Promise<Finished> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
     this.#done = Promise.withResolvers();
-    if (this.#used > 0) {
-      this.#post(this.#batch.buffer as ArrayBuffer, this.#used);
-      this.#batch = new Uint8Array(0);
-    }
+    this.#sendBatch();
     this.#port.postMessage({ finish: true } satisfies PipeMessage);
     return this.#done.promise;
   }
@@ -289,12 +291,7 @@ export function servePostings(port: Port): void {
         const corrected = lengths.slice(0, pairs);
         port.postMessage(
           { done: parts, lengths: corrected } satisfies PipeReply,
-          [
-            parts.head.buffer,
-            parts.state.buffer,
-            ...parts.pages,
-            corrected.buffer,
-          ] as ArrayBuffer[],
+          [...partsBuffers(parts), corrected.buffer],
         );
       }
     } catch (error) {

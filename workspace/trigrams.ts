@@ -74,6 +74,15 @@ export interface PostingsParts {
   postings: number;
 }
 
+/** The buffers of `parts`, to transfer them to another thread. */
+export function partsBuffers(parts: PostingsParts): ArrayBuffer[] {
+  return [
+    parts.head.buffer,
+    parts.state.buffer,
+    ...parts.pages,
+  ] as ArrayBuffer[];
+}
+
 /** Most trigrams of a query whose postings {@linkcode Postings.matching} reads. */
 export const MATCHING_TRIGRAMS = 8;
 

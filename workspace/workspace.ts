@@ -57,6 +57,7 @@ export { MAX_PATH_BYTES, MAX_PATH_SEGMENTS } from "./client_path.ts";
 export { MAX_RULES_BYTES } from "./ignore_stack.ts";
 export { walkSkips } from "./tree.ts";
 export { Lookups } from "./lookups.ts";
+export type { WalkEntry, WalkOptions, WalkSkips } from "./tree.ts";
 
 /** How a lookup by path may start from where earlier ones went. */
 export interface LookupOptions {
@@ -66,7 +67,6 @@ export interface LookupOptions {
    */
   lookups?: Lookups;
 }
-export type { WalkEntry, WalkOptions, WalkSkips } from "./tree.ts";
 
 /** How a workspace is opened. */
 export interface WorkspaceOptions {
