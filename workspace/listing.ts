@@ -99,10 +99,10 @@ export async function settled<T>(
  * The metadata of the files of `listing` (of `dir`) from entry `at` on, up
  * to the next directory (at most SIZE_RUN): one bracketed reading of
  * them all (retried as {@linkcode settled} says), instead of a checked
- * lstat each. Not past a directory: a walk walks its subtree before the
- * files after it are yielded, and sizes read that much earlier would be
- * stale. `sized[i]` is entry `at + i`'s (undefined for what is no file),
- * up to entry `end`.
+ * lstat each. Not past a directory the walk descends (`pastDirs` false):
+ * it walks that subtree before the files after it are yielded, and sizes
+ * read that much earlier would be stale. `sized[i]` is entry `at + i`'s
+ * (undefined for what is no file), up to entry `end`.
  */
 export async function fileRun(
   fs: RootFs,
@@ -110,13 +110,15 @@ export async function fileRun(
   listing: Listing,
   at: number,
   signal: AbortSignal | undefined,
+  pastDirs = false,
 ): Promise<{ sized: (Deno.FileInfo | Error | undefined)[]; end: number }> {
   const { names, kinds } = listing;
   const picked: string[] = [];
   const slots: number[] = [];
   let end = at;
   while (
-    end < names.length && kinds[end] !== DIR && picked.length < SIZE_RUN
+    end < names.length && (pastDirs || kinds[end] !== DIR) &&
+    picked.length < SIZE_RUN
   ) {
     if (kinds[end] === FILE) {
       picked.push(names[end]);

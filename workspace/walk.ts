@@ -60,9 +60,9 @@ export async function* walkTree(
   const path = options.from?.relative ?? options.path ?? "";
   const asReached: Level[] = [];
   const start = walkStart(tree, path, options.from, asReached);
-  const maxDepth = Math.min(options.maxDepth ?? Infinity, MAX_PATH_SEGMENTS);
   const signal = options.signal;
   const walk = new Walk(tree, options, start, asReached);
+  const maxDepth = walk.maxDepth;
   const skips = walk.skips;
   const frames: Frame[] = [];
   // Once the start directory is a frame, its frame releases it.

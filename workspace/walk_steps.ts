@@ -13,7 +13,7 @@
  * @module
  */
 
-import { utf8Length } from "./client_path.ts";
+import { MAX_PATH_SEGMENTS, utf8Length } from "./client_path.ts";
 import { WorkspaceError } from "./errors.ts";
 import { errnoOf } from "./fs_error.ts";
 import { excludedEntry, type Level } from "./ignore_stack.ts";
@@ -81,6 +81,8 @@ export class Walk {
   // can start at a directory this one met (WalkOptions.from).
   keep = false;
   readonly visited: Set<string>;
+  // Directories at this depth are listed, not descended.
+  readonly maxDepth: number;
 
   /** A walk of `tree` from `start`, with the levels above it. */
   constructor(
@@ -100,6 +102,7 @@ export class Walk {
     this.viaLink = start.relative !== start.real;
     this.real = this.check && this.viaLink ? levelsOf(tree, start.real) : [];
     this.visited = new Set([`${start.dir.dev}:${start.dir.ino}`]);
+    this.maxDepth = Math.min(options.maxDepth ?? Infinity, MAX_PATH_SEGMENTS);
   }
 
   /**
@@ -235,6 +238,8 @@ export class Walk {
           frame.listing,
           at,
           this.signal,
+          // Directories here are not descended: the run may pass them.
+          step.depth >= this.maxDepth,
         );
         frame.sized = run.sized;
         frame.sizedStart = at;

@@ -1053,6 +1053,57 @@ for (const descriptorPaths of [true, false]) {
   });
 }
 
+Deno.test("walk sizes (re-checked): at its depth limit, one run reads the files between directories it does not descend", async () => {
+  const base = await tempBase();
+  try {
+    // Below the root (where a run is read in a bracket): files and
+    // directories in turn, as a listing of one level meets them.
+    await Deno.mkdir(`${base}/a/b/c`, { recursive: true });
+    const sizes = new Map<string, number>();
+    for (let i = 0; i < 20; i++) {
+      // Listed in turn: n0.txt, n0d/, n1.txt, n1d/, ...
+      await Deno.writeTextFile(`${base}/a/b/c/n${i}.txt`, "x".repeat(i));
+      sizes.set(`a/b/c/n${i}.txt`, i);
+      await Deno.mkdir(`${base}/a/b/c/n${i}d`);
+      await Deno.writeTextFile(`${base}/a/b/c/n${i}d/deep.txt`, "deep");
+    }
+    // Past the settling time of the directories just made.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const ws = await Workspace.open(base, { descriptorPaths: false });
+    const lstat = Deno.lstatSync;
+    let calls = 0;
+    Deno.lstatSync = (path) => {
+      calls++;
+      return lstat(path);
+    };
+    try {
+      const walkCalls = async (maxDepth: number) => {
+        calls = 0;
+        for await (
+          const entry of ws.walk({ path: "a/b/c", maxDepth, sizes: true })
+        ) {
+          if (entry.depth === 1 && entry.isFile) {
+            assert.equal(entry.size, sizes.get(entry.relative));
+          }
+        }
+        return calls;
+      };
+      // Descending, each file is a run of its own, bracketed: the four
+      // directories above it read again for each.
+      assert.ok((await walkCalls(2)) >= 20 * 5, "runs between directories");
+      // Not descending: the 20 files in one run, one bracket (with the
+      // lookup of the start and its listing's bracket: 38; 110 when each
+      // file was a run of its own).
+      const flat = await walkCalls(1);
+      assert.ok(flat <= 50, `${flat} lstat calls for 20 files`);
+    } finally {
+      Deno.lstatSync = lstat;
+    }
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
 Deno.test("walk opens (re-checked): files the walk gives open with one lstat each, read alike; a file replaced after its run was read is checked as opened", async () => {
   const base = await tempBase();
   try {
