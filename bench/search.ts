@@ -82,8 +82,11 @@ interface SearchWorkload {
   name: string;
   label: string;
   contenders: Contender[];
-  /** Target: ours' median ≤ max × the median of `against`. */
-  targets: { against: string; max: number }[];
+  /**
+   * Target: ours' median ≤ max × the median of `against`; for the engine
+   * `engine` alone when given ("scan": ours without rg; "rg": `+rg`).
+   */
+  targets: { against: string; max: number; engine?: "scan" | "rg" }[];
   /**
    * Target for the `+index` contenders' median, in ms (default
    * {@linkcode INDEX_TARGET_MS}); a ratio to another contender's median
@@ -388,6 +391,24 @@ function shellQuote(text: string): string {
  * A shell command line run under `/usr/bin/time` (peak RSS of the largest
  * process), its stdout lines counted.
  */
+/** `bench/floors.ts`, whose child reads every file of a tree. */
+const FLOORS = new URL("./floors.ts", import.meta.url).pathname;
+
+/**
+ * Deno's own floor for a full scan (issue 25): a fresh process under
+ * `--allow-read` that opens and reads every file of the tree, one thread
+ * (`bench:floors`' "deno read --allow-read").
+ */
+function floorContender(root: string): Contender {
+  return shellContender(
+    "floor",
+    `${shellQuote(Deno.execPath())} run --no-prompt --allow-read ${
+      shellQuote(FLOORS)
+    } --child read .`,
+    root,
+  );
+}
+
 function shellContender(name: string, line: string, cwd: string): Contender {
   return {
     name,
@@ -503,6 +524,19 @@ function symbolWorkloads(
   });
 }
 
+/**
+ * The full scans' targets (issue 25): without rg, ≤ 1.3× Deno's own floor;
+ * with `--rg`, ≤ `rgMax` × rg.
+ */
+function scanTargets(
+  rgMax: number,
+): { against: string; max: number; engine: "scan" | "rg" }[] {
+  return [
+    { against: "floor", max: 1.3, engine: "scan" },
+    { against: "rg", max: rgMax, engine: "rg" },
+  ];
+}
+
 function workloadsOf(
   tree: string,
   root: string,
@@ -553,8 +587,9 @@ function workloadsOf(
       ...search(q.literalAll, false),
       ...withRg(q.literalAll, false),
       shellContender("rg", rg(`-F ${shellQuote(q.literalAll)}`), root),
+      floorContender(root),
     ],
-    targets: [{ against: "rg", max: 1.5 }],
+    targets: scanTargets(1.5),
   });
   list.push({
     name: "literal_none",
@@ -563,8 +598,9 @@ function workloadsOf(
       ...search(q.literalNone, false),
       ...withRg(q.literalNone, false),
       shellContender("rg", rg(`-F ${shellQuote(q.literalNone)}`), root),
+      floorContender(root),
     ],
-    targets: [{ against: "rg", max: 1.5 }],
+    targets: scanTargets(1.5),
   });
   list.push({
     name: "literal_200",
@@ -586,8 +622,9 @@ function workloadsOf(
       ...search(q.regex, true),
       ...withRg(q.regex, true),
       shellContender("rg", rg(shellQuote(q.regex)), root),
+      floorContender(root),
     ],
-    targets: [{ against: "rg", max: 2 }],
+    targets: scanTargets(2),
     indexTarget: { against: "rg", max: 0.5 },
   });
   list.push({
@@ -852,7 +889,11 @@ async function search(): Promise<number> {
       for (const name of engines) {
         const build = { name };
         const mine = byName.get(name)!;
+        const engine = name.endsWith("+rg") ? "rg" : "scan";
         for (const target of workload.targets) {
+          if (target.engine !== undefined && target.engine !== engine) {
+            continue;
+          }
           const ref = byName.get(target.against)!;
           const ok = mine.failure === undefined && ref.failure === undefined &&
             mine.samples.length > 0 && ref.samples.length > 0;
