@@ -380,6 +380,7 @@ export async function scanUnit(
 
   // Files of a `files` unit are looked up by path: their directories once.
   const lookups = unit.kind === "files" ? new Lookups() : undefined;
+  if (unit.kind === "files") lookups?.expect(unit.paths);
   let index = -1;
   for await (const target of files()) {
     index++;

@@ -403,8 +403,18 @@ async function search(
   const scratch = new Uint8Array(
     Math.min(call.maxReadBytes, parts.scratchBytes) + 1,
   );
-  // The candidates' directories, looked up once for them all.
+  // The candidates' directories, looked up once for them all, and their
+  // metadata read ahead a batch at a time (see Lookups.expect).
   const lookups = new Lookups();
+  const candidates: string[] = [];
+  for (let at = from; at < to; at++) {
+    const id = view.order[at];
+    if (
+      marks[id] === 1 && view.kinds[id] !== FILE_SKIPPED &&
+      call.inGlob(view.relative[id])
+    ) candidates.push(view.relative[id]);
+  }
+  lookups.expect(candidates);
   // The text of a file the index says can match, read as the scan reads.
   const textOf = async (relative: string, length: number) => {
     // The index holds it as text: a file the scan would skip now changed.

@@ -69,24 +69,53 @@ export class DirTimes {
    * its path in between (see `recheck.ts`). Throws as the module says.
    */
   bracket<T>(dir: DirHandle, read: () => T, within: boolean): T {
-    const above = [""];
-    for (let at = dir.real.indexOf("/"); at !== -1;) {
-      above.push(dir.real.slice(0, at));
-      at = dir.real.indexOf("/", at + 1);
+    return this.bracketAll([dir], read, within);
+  }
+
+  /**
+   * {@linkcode DirTimes.bracket} for reads inside several directories at
+   * once: each directory on any of their paths is read once before and
+   * once after (deepest first), however many of the paths it is on.
+   */
+  bracketAll<T>(dirs: readonly DirHandle[], read: () => T, within: boolean): T {
+    const above: string[] = [];
+    const depths: number[] = [];
+    const indexOf = new Map<string, number>();
+    const add = (real: string, depth: number) => {
+      if (indexOf.has(real)) return;
+      indexOf.set(real, above.length);
+      above.push(real);
+      depths.push(depth);
+    };
+    for (const dir of dirs) {
+      add("", 0);
+      let depth = 1;
+      for (let at = dir.real.indexOf("/"); at !== -1; depth++) {
+        add(dir.real.slice(0, at), depth);
+        at = dir.real.indexOf("/", at + 1);
+      }
+      if (within) add(dir.real, depth);
     }
-    if (within) above.push(dir.real);
     const before = above.map((real) => this.settled(real));
-    const own = before[before.length - 1];
-    if (!within) checkDir(this.#root, dir);
-    else if (own.dev !== dir.dev || own.ino !== dir.ino) {
-      // Its path names another directory than the one reached.
-      this.#stamps.delete(dir.real);
-      throw new FsError("ESTALE", "a directory changed");
+    for (const dir of dirs) {
+      if (!within) {
+        checkDir(this.#root, dir);
+        continue;
+      }
+      const own = before[indexOf.get(dir.real) as number];
+      if (own.dev !== dir.dev || own.ino !== dir.ino) {
+        // Its path names another directory than the one reached.
+        this.#stamps.delete(dir.real);
+        throw new FsError("ESTALE", "a directory changed");
+      }
     }
     const result = read();
     // Deepest first: each reading of a directory falls while the one
     // above it is known unchanged, so it names what it named before.
-    for (let i = above.length - 1; i >= 0; i--) {
+    const order = above.map((_, i) => i).sort((a, b) =>
+      depths[b] - depths[a] || b - a
+    );
+    for (const i of order) {
       if (!this.holds(above[i], before[i])) {
         // Read afresh next time, every one: those above this one were not
         // checked, and may have changed with it (a swap moves both).

@@ -84,3 +84,103 @@ Deno.test("Lookups: a directory passed, then swapped for a link out, is not foll
     await Deno.remove(`${root}/..`, { recursive: true });
   }
 });
+
+Deno.test("Lookups: expected files are read ahead, many in one bracket, and read as single lookups read them", async () => {
+  const { root } = await tree();
+  try {
+    const paths: string[] = [];
+    for (let d = 0; d < 6; d++) {
+      await Deno.mkdir(`${root}/a/b/c${d}/e`, { recursive: true });
+      for (let f = 0; f < 3; f++) {
+        await Deno.writeTextFile(`${root}/a/b/c${d}/e/f${f}.txt`, `${d}${f}`);
+        paths.push(`a/b/c${d}/e/f${f}.txt`);
+      }
+      await aged(`${root}/a/b/c${d}/e`);
+      await aged(`${root}/a/b/c${d}`);
+    }
+    for (const dir of [`${root}/a/b`, `${root}/a`, root]) await aged(dir);
+    const ws = await Workspace.open(root, { descriptorPaths: false });
+    const lstat = Deno.lstatSync;
+    let calls = 0;
+    Deno.lstatSync = (path) => {
+      calls++;
+      return lstat(path);
+    };
+    try {
+      const run = async (expect: boolean) => {
+        const lookups = new Lookups();
+        if (expect) lookups.expect(paths);
+        calls = 0;
+        const texts = [];
+        for (const path of paths) texts.push(await text(ws, path, lookups));
+        return { texts, calls };
+      };
+      const single = await run(false);
+      const ahead = await run(true);
+      assert.deepEqual(ahead.texts, single.texts);
+      assert.equal(single.texts[4], "11");
+      // Each file's open bracketed on its own (the five directories above
+      // it read after), against one bracket for the 18.
+      assert.ok(
+        ahead.calls < single.calls - 18 * 3,
+        `${ahead.calls} lstat calls read ahead, ${single.calls} without`,
+      );
+    } finally {
+      Deno.lstatSync = lstat;
+    }
+  } finally {
+    await Deno.remove(`${root}/..`, { recursive: true });
+  }
+});
+
+Deno.test("Lookups: a file read ahead is opened as its path names it now: a swap in between is never followed out", async () => {
+  for (const swapped of ["a/b", "a"]) {
+    const { root, outside } = await tree();
+    try {
+      await Deno.mkdir(`${outside}/a/b`, { recursive: true });
+      await Deno.writeTextFile(`${outside}/a/b/two.txt`, "OUTSIDE");
+      for (const dir of [`${root}/a/b`, `${root}/a`, root]) await aged(dir);
+      const ws = await Workspace.open(root, { descriptorPaths: false });
+      const lookups = new Lookups();
+      lookups.expect(["a/b/one.txt", "a/b/two.txt"]);
+      // Reads a/b/two.txt's metadata ahead, in the same bracket.
+      assert.equal(await text(ws, "a/b/one.txt", lookups), "one");
+      // Then a directory on its path becomes a link out of the root.
+      await Deno.rename(`${root}/${swapped}`, `${root}/moved`);
+      await Deno.symlink(
+        swapped === "a" ? `${outside}/a` : `${outside}/b`,
+        `${root}/${swapped}`,
+      );
+      let read: string | undefined;
+      try {
+        read = await text(ws, "a/b/two.txt", lookups);
+      } catch (error) {
+        assert.ok(error instanceof WorkspaceError, String(error));
+        assert.ok(
+          ["outside", "changing"].includes(error.code),
+          `refused as ${error.code}`,
+        );
+      }
+      assert.notEqual(read, "OUTSIDE", `${swapped} swapped`);
+    } finally {
+      await Deno.remove(`${root}/..`, { recursive: true });
+    }
+  }
+});
+
+Deno.test("Lookups: a file read ahead, then replaced, reads as it is now", async () => {
+  const { root } = await tree();
+  try {
+    for (const dir of [`${root}/a/b`, `${root}/a`, root]) await aged(dir);
+    const ws = await Workspace.open(root, { descriptorPaths: false });
+    const lookups = new Lookups();
+    lookups.expect(["a/b/one.txt", "a/b/two.txt"]);
+    assert.equal(await text(ws, "a/b/one.txt", lookups), "one");
+    await Deno.remove(`${root}/a/b/two.txt`);
+    await Deno.writeTextFile(`${root}/a/b/two.txt`, "replaced");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(await text(ws, "a/b/two.txt", lookups), "replaced");
+  } finally {
+    await Deno.remove(`${root}/..`, { recursive: true });
+  }
+});

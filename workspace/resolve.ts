@@ -140,9 +140,14 @@ export function find(
       } else {
         const dir = stack[stack.length - 1];
         // A name with more to follow must be a directory: a step will do.
+        // A file the run read ahead needs no bracket of its own.
+        const listed = passed !== undefined && pending.length === 0 &&
+            hops === 0 && dir.real !== ""
+          ? lookups?.listedFor(tree, asked, dir)
+          : undefined;
         const opened = pending.length > 0
           ? fs.stepAt(dir, name, false, bracketed)
-          : fs.openAt(dir, name, { bracketed });
+          : fs.openAt(dir, name, { bracketed, listed, listedPlain: !!listed });
         if (opened.kind === "missing") throw notFound(path);
         if (opened.kind === "link") {
           if (++hops > MAX_LINK_HOPS) {

@@ -89,6 +89,21 @@ export class RootHandle {
   }
 
   /**
+   * The directory at the real path `real` (below the root), as a handle
+   * without a descriptor, from an lstat: a hint (undefined for what is no
+   * directory, a link included) for a bracketed read inside it, which
+   * checks that the path still leads to it (see `RootFs.lstatEachAt`).
+   */
+  dirHint(real: string): DirHandle | undefined {
+    try {
+      const info = Deno.lstatSync(this.absolute(real));
+      return info.isDirectory ? this.dirHandle(-1, real, info) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
    * Whether `name` in `dir` may exist: false only when following it finds
    * nothing (no such entry, or a link to nothing). Much cheaper than a
    * failing lstat, which throws: a hint for callers that look for an

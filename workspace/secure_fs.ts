@@ -343,14 +343,33 @@ export class RootFs extends RootHandle {
     dir: DirHandle,
     names: readonly string[],
   ): (Deno.FileInfo | Error)[] {
-    return this.#bracketed(dir, () =>
-      names.map((name) => {
+    return this.lstatEachAt(names.map((name) => ({ dir, name })));
+  }
+
+  /**
+   * lstat of each of `items` (a name in an open directory), in order, as
+   * {@linkcode RootFs.lstatAllAt} reads names of one directory: in the
+   * re-checked mode in one bracket of every directory on their paths
+   * (each read once, however many paths it is on). An item's own failure
+   * is its `Error`; throws as `list` does when a directory above changes.
+   */
+  lstatEachAt(
+    items: readonly { dir: DirHandle; name: string }[],
+  ): (Deno.FileInfo | Error)[] {
+    const read = () =>
+      items.map(({ dir, name }) => {
         try {
           return Deno.lstatSync(this.pathAt(dir, name));
         } catch (error) {
           return error instanceof Error ? error : new Error(String(error));
         }
-      }));
+      });
+    if (this.descriptorPaths) return read();
+    // The root's own path is trusted (see #bracketed): only the others.
+    const dirs = new Map<string, DirHandle>();
+    for (const { dir } of items) if (dir.real !== "") dirs.set(dir.real, dir);
+    if (dirs.size === 0) return read();
+    return this.#times.bracketAll([...dirs.values()], read, false);
   }
 
   // `read` (by path, inside `dir`) bracketed by settled readings of the
