@@ -266,6 +266,26 @@ export async function indexedSearchText(
   }
 }
 
+// The positions (in the view's order, from `from` to `to`) of the files
+// to read: those `marks` holds, not skipped, in the call's glob.
+function candidatesIn(
+  view: IndexView,
+  from: number,
+  to: number,
+  marks: Uint8Array,
+  call: SearchCall,
+): number[] {
+  const positions: number[] = [];
+  for (let at = from; at < to; at++) {
+    const id = view.order[at];
+    if (
+      marks[id] === 1 && view.kinds[id] !== FILE_SKIPPED &&
+      call.inGlob(view.relative[id])
+    ) positions.push(at);
+  }
+  return positions;
+}
+
 // The search with the candidates read and matched by the scan workers,
 // when there are enough of them (see WORKER_CANDIDATES); undefined when
 // not. Their answer is a sequential scan's of the candidates; the files
@@ -280,14 +300,7 @@ async function onWorkers(
 ): Promise<ToolResult | undefined> {
   const workers = parts.workers;
   if (workers === undefined) return undefined;
-  const positions: number[] = [];
-  for (let at = from; at < to; at++) {
-    const id = view.order[at];
-    if (
-      marks[id] === 1 && view.kinds[id] !== FILE_SKIPPED &&
-      call.inGlob(view.relative[id])
-    ) positions.push(at);
-  }
+  const positions = candidatesIn(view, from, to, marks, call);
   const least = workers.warm()
     ? WORKER_CANDIDATES.warm
     : WORKER_CANDIDATES.cold;
@@ -406,15 +419,11 @@ async function search(
   // The candidates' directories, looked up once for them all, and their
   // metadata read ahead a batch at a time (see Lookups.expect).
   const lookups = new Lookups();
-  const candidates: string[] = [];
-  for (let at = from; at < to; at++) {
-    const id = view.order[at];
-    if (
-      marks[id] === 1 && view.kinds[id] !== FILE_SKIPPED &&
-      call.inGlob(view.relative[id])
-    ) candidates.push(view.relative[id]);
-  }
-  lookups.expect(candidates);
+  lookups.expect(
+    candidatesIn(view, from, to, marks, call).map((at) =>
+      view.relative[view.order[at]]
+    ),
+  );
   // The text of a file the index says can match, read as the scan reads.
   const textOf = async (relative: string, length: number) => {
     // The index holds it as text: a file the scan would skip now changed.

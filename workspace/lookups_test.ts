@@ -1,4 +1,5 @@
 import { strict as assert } from "node:assert";
+import { lstatCalls } from "./lstat_calls.ts";
 import { Lookups, Workspace, WorkspaceError } from "./workspace.ts";
 
 async function tree(): Promise<{ root: string; outside: string }> {
@@ -24,6 +25,26 @@ async function text(
 ): Promise<string> {
   const read = await ws.readFile(path, { maxBytes: 100, lookups });
   return new TextDecoder().decode(read.bytes);
+}
+
+// What `path` reads through `lookups` after a directory on its way was
+// swapped for a link out of the root: refused as outside or changing, or
+// read as it was (undefined when refused).
+async function readAfterSwap(
+  ws: Workspace,
+  path: string,
+  lookups: Lookups,
+): Promise<string | undefined> {
+  try {
+    return await text(ws, path, lookups);
+  } catch (error) {
+    assert.ok(error instanceof WorkspaceError, String(error));
+    assert.ok(
+      ["outside", "changing"].includes(error.code),
+      `refused as ${error.code}`,
+    );
+    return undefined;
+  }
 }
 
 // Directories are settled readings only once their times are old enough.
@@ -63,16 +84,7 @@ Deno.test("Lookups: a directory passed, then swapped for a link out, is not foll
     // `a/b` becomes a link to a directory outside the root.
     await Deno.rename(`${root}/a/b`, `${root}/a/moved`);
     await Deno.symlink(`${outside}/b`, `${root}/a/b`);
-    let read: string | undefined;
-    try {
-      read = await text(ws, "a/b/two.txt", lookups);
-    } catch (error) {
-      assert.ok(error instanceof WorkspaceError, String(error));
-      assert.ok(
-        ["outside", "changing"].includes(error.code),
-        `refused as ${error.code}`,
-      );
-    }
+    const read = await readAfterSwap(ws, "a/b/two.txt", lookups);
     assert.notEqual(read, "OUTSIDE");
     // Put back as a real directory of other files: found anew.
     await Deno.remove(`${root}/a/b`);
@@ -100,34 +112,26 @@ Deno.test("Lookups: expected files are read ahead, many in one bracket, and read
     }
     for (const dir of [`${root}/a/b`, `${root}/a`, root]) await aged(dir);
     const ws = await Workspace.open(root, { descriptorPaths: false });
-    const lstat = Deno.lstatSync;
-    let calls = 0;
-    Deno.lstatSync = (path) => {
-      calls++;
-      return lstat(path);
-    };
-    try {
-      const run = async (expect: boolean) => {
-        const lookups = new Lookups();
-        if (expect) lookups.expect(paths);
-        calls = 0;
+    const run = async (expect: boolean) => {
+      const lookups = new Lookups();
+      if (expect) lookups.expect(paths);
+      const { result: texts, calls } = await lstatCalls(async () => {
         const texts = [];
         for (const path of paths) texts.push(await text(ws, path, lookups));
-        return { texts, calls };
-      };
-      const single = await run(false);
-      const ahead = await run(true);
-      assert.deepEqual(ahead.texts, single.texts);
-      assert.equal(single.texts[4], "11");
-      // Each file's open bracketed on its own (the five directories above
-      // it read after), against one bracket for the 18.
-      assert.ok(
-        ahead.calls < single.calls - 18 * 3,
-        `${ahead.calls} lstat calls read ahead, ${single.calls} without`,
-      );
-    } finally {
-      Deno.lstatSync = lstat;
-    }
+        return texts;
+      });
+      return { texts, calls };
+    };
+    const single = await run(false);
+    const ahead = await run(true);
+    assert.deepEqual(ahead.texts, single.texts);
+    assert.equal(single.texts[4], "11");
+    // Each file's open bracketed on its own (the five directories above
+    // it read after), against one bracket for the 18.
+    assert.ok(
+      ahead.calls < single.calls - 18 * 3,
+      `${ahead.calls} lstat calls read ahead, ${single.calls} without`,
+    );
   } finally {
     await Deno.remove(`${root}/..`, { recursive: true });
   }
@@ -151,16 +155,7 @@ Deno.test("Lookups: a file read ahead is opened as its path names it now: a swap
         swapped === "a" ? `${outside}/a` : `${outside}/b`,
         `${root}/${swapped}`,
       );
-      let read: string | undefined;
-      try {
-        read = await text(ws, "a/b/two.txt", lookups);
-      } catch (error) {
-        assert.ok(error instanceof WorkspaceError, String(error));
-        assert.ok(
-          ["outside", "changing"].includes(error.code),
-          `refused as ${error.code}`,
-        );
-      }
+      const read = await readAfterSwap(ws, "a/b/two.txt", lookups);
       assert.notEqual(read, "OUTSIDE", `${swapped} swapped`);
     } finally {
       await Deno.remove(`${root}/..`, { recursive: true });

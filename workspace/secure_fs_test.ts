@@ -9,6 +9,7 @@
  * listing or an open was read refuses it.
  */
 
+import { lstatCalls } from "./lstat_calls.ts";
 import { strict as assert } from "node:assert";
 import {
   CACHED_FILES,
@@ -332,23 +333,15 @@ Deno.test("openAt (re-checked) with the file's bracketed lstat: that very file o
       throw new Error("never settled");
     };
     // lstat calls an open makes, and what it opened.
-    const opening = (listed: Deno.FileInfo) => {
-      const lstat = Deno.lstatSync;
-      let calls = 0;
-      Deno.lstatSync = (path) => {
-        calls++;
-        return lstat(path);
-      };
-      try {
-        const opened = fs.openAt(a, "f.txt", { listedPlain: true, listed });
-        return { kind: opened.kind, calls, text: textOf(fs, opened) };
-      } finally {
-        Deno.lstatSync = lstat;
-      }
+    const opening = async (listed: Deno.FileInfo) => {
+      const { result: opened, calls } = await lstatCalls(() =>
+        fs.openAt(a, "f.txt", { listedPlain: true, listed })
+      );
+      return { kind: opened.kind, calls, text: textOf(fs, opened) };
     };
 
     const listed = await listedNow();
-    assert.deepEqual(opening(listed), {
+    assert.deepEqual(await opening(listed), {
       kind: "open",
       calls: 0,
       text: "inside\n",
@@ -359,7 +352,7 @@ Deno.test("openAt (re-checked) with the file's bracketed lstat: that very file o
     // checks refuse it.
     await Deno.rename(`${root}/a/f.txt`, `${root}/a/f.old`);
     await Deno.symlink(`${base}/outside/f.txt`, `${root}/a/f.txt`);
-    const swapped = opening(listed);
+    const swapped = await opening(listed);
     assert.notEqual(swapped.kind, "open");
     assert.ok(swapped.calls > 0);
     assert.ok(!swapped.text.includes(SECRET));
@@ -367,7 +360,7 @@ Deno.test("openAt (re-checked) with the file's bracketed lstat: that very file o
     // Replaced by another file: opened, after the checks.
     await Deno.remove(`${root}/a/f.txt`);
     await Deno.writeTextFile(`${root}/a/f.txt`, "replaced\n");
-    const replaced = opening(listed);
+    const replaced = await opening(listed);
     assert.equal(replaced.kind, "open");
     assert.equal(replaced.text, "replaced\n");
     assert.ok(replaced.calls > 0);
@@ -375,9 +368,9 @@ Deno.test("openAt (re-checked) with the file's bracketed lstat: that very file o
     // Edited in place (same inode, new times): checked again too.
     await new Promise((resolve) => setTimeout(resolve, AGE_MS));
     const relisted = await listedNow();
-    assert.equal(opening(relisted).calls, 0);
+    assert.equal((await opening(relisted)).calls, 0);
     await Deno.writeTextFile(`${root}/a/f.txt`, "edited\n");
-    const edited = opening(relisted);
+    const edited = await opening(relisted);
     assert.equal(edited.text, "edited\n");
     assert.ok(edited.calls > 0);
   } finally {

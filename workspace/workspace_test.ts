@@ -6,6 +6,7 @@
  */
 
 import { strict as assert } from "node:assert";
+import { lstatCalls } from "./lstat_calls.ts";
 import {
   MAX_PATH_BYTES,
   type WalkEntry,
@@ -1070,15 +1071,8 @@ Deno.test("walk sizes (re-checked): at its depth limit, one run reads the files 
     // Past the settling time of the directories just made.
     await new Promise((resolve) => setTimeout(resolve, 100));
     const ws = await Workspace.open(base, { descriptorPaths: false });
-    const lstat = Deno.lstatSync;
-    let calls = 0;
-    Deno.lstatSync = (path) => {
-      calls++;
-      return lstat(path);
-    };
-    try {
-      const walkCalls = async (maxDepth: number) => {
-        calls = 0;
+    const walkCalls = async (maxDepth: number) => {
+      const { calls } = await lstatCalls(async () => {
         for await (
           const entry of ws.walk({ path: "a/b/c", maxDepth, sizes: true })
         ) {
@@ -1086,19 +1080,17 @@ Deno.test("walk sizes (re-checked): at its depth limit, one run reads the files 
             assert.equal(entry.size, sizes.get(entry.relative));
           }
         }
-        return calls;
-      };
-      // Descending, each file is a run of its own, bracketed: the four
-      // directories above it read again for each.
-      assert.ok((await walkCalls(2)) >= 20 * 5, "runs between directories");
-      // Not descending: the 20 files in one run, one bracket (with the
-      // lookup of the start and its listing's bracket: 38; 110 when each
-      // file was a run of its own).
-      const flat = await walkCalls(1);
-      assert.ok(flat <= 50, `${flat} lstat calls for 20 files`);
-    } finally {
-      Deno.lstatSync = lstat;
-    }
+      });
+      return calls;
+    };
+    // Descending, each file is a run of its own, bracketed: the four
+    // directories above it read again for each.
+    assert.ok((await walkCalls(2)) >= 20 * 5, "runs between directories");
+    // Not descending: the 20 files in one run, one bracket (with the
+    // lookup of the start and its listing's bracket: 38; 110 when each
+    // file was a run of its own).
+    const flat = await walkCalls(1);
+    assert.ok(flat <= 50, `${flat} lstat calls for 20 files`);
   } finally {
     await Deno.remove(base, { recursive: true });
   }
@@ -1114,42 +1106,34 @@ Deno.test("walk opens (re-checked): files the walk gives open with one lstat eac
     // Past the settling time of the directories just made.
     await new Promise((resolve) => setTimeout(resolve, 100));
     const ws = await Workspace.open(base, { descriptorPaths: false });
-    const lstat = Deno.lstatSync;
-    let calls = 0;
-    Deno.lstatSync = (path) => {
-      calls++;
-      return lstat(path);
-    };
     // lstat calls to walk the tree and read every file, and the texts.
     const readAll = async (opens: boolean) => {
-      calls = 0;
-      const texts: string[] = [];
-      for await (const entry of ws.walk({ opens })) {
-        if (!entry.isFile) continue;
-        if (entry.relative === "d/e/f10.txt" && opens) {
-          // Replaced after its run was read: opened after the checks.
-          await Deno.remove(`${base}/d/e/f10.txt`);
-          await Deno.writeTextFile(`${base}/d/e/f10.txt`, "replaced\n");
+      const { result: texts, calls } = await lstatCalls(async () => {
+        const texts: string[] = [];
+        for await (const entry of ws.walk({ opens })) {
+          if (!entry.isFile) continue;
+          if (entry.relative === "d/e/f10.txt" && opens) {
+            // Replaced after its run was read: opened after the checks.
+            await Deno.remove(`${base}/d/e/f10.txt`);
+            await Deno.writeTextFile(`${base}/d/e/f10.txt`, "replaced\n");
+          }
+          const read = await ws.readFile(entry, { maxBytes: 100 });
+          texts.push(new TextDecoder().decode(read.bytes));
         }
-        const read = await ws.readFile(entry, { maxBytes: 100 });
-        texts.push(new TextDecoder().decode(read.bytes));
-      }
+        return texts;
+      });
       return { calls, texts };
     };
-    try {
-      // Listed first: the second pass finds small files' descriptors kept,
-      // whose checks are the same either way.
-      const listed = await readAll(true);
-      const checked = await readAll(false);
-      assert.equal(checked.texts.length, 20);
-      assert.deepEqual(listed.texts, checked.texts);
-      // Four lstats an open, checked; listed, one a file, the replaced
-      // file's four and the brackets of the listings, steps and run.
-      assert.ok(checked.calls >= 80, `${checked.calls}`);
-      assert.ok(listed.calls <= 20 + 4 + 16, `${listed.calls}`);
-    } finally {
-      Deno.lstatSync = lstat;
-    }
+    // Listed first: the second pass finds small files' descriptors kept,
+    // whose checks are the same either way.
+    const listed = await readAll(true);
+    const checked = await readAll(false);
+    assert.equal(checked.texts.length, 20);
+    assert.deepEqual(listed.texts, checked.texts);
+    // Four lstats an open, checked; listed, one a file, the replaced
+    // file's four and the brackets of the listings, steps and run.
+    assert.ok(checked.calls >= 80, `${checked.calls}`);
+    assert.ok(listed.calls <= 20 + 4 + 16, `${listed.calls}`);
   } finally {
     await Deno.remove(base, { recursive: true });
   }
