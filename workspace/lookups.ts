@@ -60,7 +60,8 @@ export class Lookups {
   readonly #byTree = new WeakMap<Tree, Map<string, Passed>>();
   readonly #ahead = new WeakMap<Tree, Map<string, Ahead>>();
   #expected: readonly string[] = [];
-  readonly #position = new Map<string, number>();
+  // Where the next expected lookup is looked for (they come in order).
+  #cursor = 0;
   // 1 for an expected path read ahead (or given up) already.
   #done = new Uint8Array(0);
 
@@ -72,8 +73,7 @@ export class Lookups {
    */
   expect(paths: readonly string[]): void {
     this.#expected = paths;
-    this.#position.clear();
-    paths.forEach((path, at) => this.#position.set(path, at));
+    this.#cursor = 0;
     this.#done = new Uint8Array(paths.length);
   }
 
@@ -88,7 +88,7 @@ export class Lookups {
     path: string,
     dir: DirHandle,
   ): Deno.FileInfo | undefined {
-    const at = this.#position.get(path);
+    const at = this.#positionOf(path);
     if (at === undefined) return undefined;
     if (this.#done[at] === 0) this.#readAhead(tree, at, dir);
     const ahead = this.#ahead.get(tree);
@@ -98,6 +98,20 @@ export class Lookups {
     const same = kept.dir.dev === dir.dev && kept.dir.ino === dir.ino &&
       kept.dir.real === dir.real;
     return same ? kept.info : undefined;
+  }
+
+  // The position of `path` in the expected paths: looked for from the
+  // last one found on, a little way (lookups come in the expected order,
+  // some skipped); undefined when not there.
+  #positionOf(path: string): number | undefined {
+    const end = Math.min(this.#expected.length, this.#cursor + LOOK_AHEAD);
+    for (let at = this.#cursor; at < end; at++) {
+      if (this.#expected[at] === path) {
+        this.#cursor = at + 1;
+        return at;
+      }
+    }
+    return undefined;
   }
 
   // The metadata of expected path `at` (in `dir`) and of the next ones
