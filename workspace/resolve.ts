@@ -339,10 +339,11 @@ export function reopen(
   } catch {
     return undefined;
   }
-  // A checked step, as the walk descends (the chain is kept only for
-  // re-checked paths, where a directory is listed by its path): no
-  // descriptor to open, fstat and close.
-  const opened = fs.stepAt(parent, origin.name);
+  // A step to be listed, as the walk descends (the chain is kept only for
+  // re-checked paths, where a directory is listed by its path): one
+  // reading, since the listing's bracket checks that the path leads to
+  // this very directory; no descriptor to open, fstat and close.
+  const opened = fs.stepAt(parent, origin.name, true);
   if (opened.kind !== "open") return undefined;
   if (!opened.info.isDirectory) {
     fs.close(opened.fd);
