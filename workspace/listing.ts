@@ -96,22 +96,32 @@ export async function settled<T>(
 }
 
 /**
- * The metadata of the files of `listing` (of `dir`) from entry `at` on, up
- * to the next directory (at most SIZE_RUN): one bracketed reading of
- * them all (retried as {@linkcode settled} says), instead of a checked
- * lstat each. Not past a directory the walk descends (`pastDirs` false):
- * it walks that subtree before the files after it are yielded, and sizes
- * read that much earlier would be stale. `sized[i]` is entry `at + i`'s
- * (undefined for what is no file), up to entry `end`.
+ * Files' metadata read in one bracket (see {@linkcode fileRun}): entry
+ * `start + i`'s is `sized[i]` (undefined for what is no file), up to
+ * entry `end`.
  */
-export async function fileRun(
-  fs: RootFs,
-  dir: DirHandle,
+export interface SizedRun {
+  /** Each entry's metadata, or the Error of its reading. */
+  sized: (Deno.FileInfo | Error | undefined)[];
+  /** The first entry of the run. */
+  start: number;
+  /** The entry after the run. */
+  end: number;
+}
+
+/** What the walk wants of a listing's first run (see {@linkcode fileRun}). */
+export interface RunWanted {
+  /** The directories listed are not descended: the run may pass them. */
+  pastDirs: boolean;
+}
+
+// The files of `listing` a run from entry `at` reads (see fileRun), the
+// entry each is, and the entry after the run.
+function runAt(
   listing: Listing,
   at: number,
-  signal: AbortSignal | undefined,
-  pastDirs = false,
-): Promise<{ sized: (Deno.FileInfo | Error | undefined)[]; end: number }> {
+  pastDirs: boolean,
+): { picked: string[]; slots: number[]; end: number } {
   const { names, kinds } = listing;
   const picked: string[] = [];
   const slots: number[] = [];
@@ -126,28 +136,72 @@ export async function fileRun(
     }
     end++;
   }
-  const infos = await settled(() => fs.lstatAllAt(dir, picked), signal);
-  const sized = new Array<Deno.FileInfo | Error | undefined>(end - at);
-  for (let i = 0; i < slots.length; i++) sized[slots[i] - at] = infos[i];
-  return { sized, end };
+  return { picked, slots, end };
+}
+
+function sizedRun(
+  start: number,
+  run: { slots: number[]; end: number },
+  infos: (Deno.FileInfo | Error)[],
+): SizedRun {
+  const sized = new Array<Deno.FileInfo | Error | undefined>(run.end - start);
+  for (let i = 0; i < run.slots.length; i++) {
+    sized[run.slots[i] - start] = infos[i];
+  }
+  return { sized, start, end: run.end };
+}
+
+/**
+ * The metadata of the files of `listing` (of `dir`) from entry `at` on, up
+ * to the next directory (at most SIZE_RUN): one bracketed reading of
+ * them all (retried as {@linkcode settled} says), instead of a checked
+ * lstat each. Not past a directory the walk descends (`pastDirs` false):
+ * it walks that subtree before the files after it are yielded, and sizes
+ * read that much earlier would be stale.
+ */
+export async function fileRun(
+  fs: RootFs,
+  dir: DirHandle,
+  listing: Listing,
+  at: number,
+  signal: AbortSignal | undefined,
+  pastDirs = false,
+): Promise<SizedRun> {
+  const run = runAt(listing, at, pastDirs);
+  const infos = await settled(() => fs.lstatAllAt(dir, run.picked), signal);
+  return sizedRun(at, run, infos);
 }
 
 /** Sorted listings of large directories by device, inode and stamp. */
 export class Listings {
   readonly #cache = new Lru<string, Listing>(64, 500_000);
 
-  /** The listing of `dir`, retried as {@linkcode settled} says. */
+  /**
+   * The listing of `dir`, retried as {@linkcode settled} says; with
+   * `run`, when it is read now (not kept), its first run of files too (as
+   * {@linkcode fileRun} from entry 0), read in the listing's bracket.
+   */
   settledListingOf(
     fs: RootFs,
     dir: DirHandle,
     signal: AbortSignal | undefined,
     opened?: Deno.FileInfo,
-  ): Promise<Listing> {
-    return settled(() => this.listingOf(fs, dir, opened), signal);
+    run?: RunWanted,
+  ): Promise<{ listing: Listing; first?: SizedRun }> {
+    return settled(() => this.listingOf(fs, dir, opened, run), signal);
   }
 
-  /** The sorted listing of the open directory `dir`, cached when large. */
-  listingOf(fs: RootFs, dir: DirHandle, opened?: Deno.FileInfo): Listing {
+  /**
+   * The sorted listing of the open directory `dir`, cached when large,
+   * and with `run` its first run of files when read now (see
+   * {@linkcode Listings.settledListingOf}).
+   */
+  listingOf(
+    fs: RootFs,
+    dir: DirHandle,
+    opened?: Deno.FileInfo,
+    run?: RunWanted,
+  ): { listing: Listing; first?: SizedRun } {
     // The metadata read when it was opened, just now, will do.
     const info = opened ?? fs.stat(dir.fd);
     const mtime = info.mtime?.getTime() ?? 0;
@@ -155,44 +209,67 @@ export class Listings {
       `${mtime}:${info.ctime?.getTime()}:${info.size}:${info.nlink}`;
     const key = `${dir.dev}:${dir.ino}`;
     const cached = this.#cache.get(key);
-    if (cached !== undefined && cached.stamp === stamp) return cached;
-    const entries = fs.list(dir);
-    entries.sort((a, b) => byName(a.name, b.name));
-    const names: string[] = [];
-    const kinds: Kind[] = [];
-    let badNames = 0;
-    for (const entry of entries) {
-      if (entry.name === ".git") continue;
-      if (entry.name.includes("\uFFFD")) {
-        // Either a real U+FFFD, or a name that is not UTF-8 and was
-        // decoded lossily: only the first can be opened by its text.
-        try {
-          fs.lstatAt(dir, entry.name);
-        } catch {
-          badNames++;
-          continue;
-        }
-      }
-      names.push(entry.name);
-      kinds.push(
-        entry.isSymlink
-          ? LINK
-          : entry.isDirectory
-          ? DIR
-          : entry.isFile
-          ? FILE
-          : 3,
-      );
+    if (cached !== undefined && cached.stamp === stamp) {
+      return { listing: cached };
     }
-    const listing = { names, kinds: Uint8Array.from(kinds), stamp, badNames };
+    const read = fs.list(dir, (entries) => {
+      const listing = listingFrom(fs, dir, entries, stamp);
+      if (run === undefined) return { listing };
+      const files = runAt(listing, 0, run.pastDirs);
+      const infos = files.picked.map((name) => {
+        try {
+          return fs.peekAt(dir, name);
+        } catch (error) {
+          return error instanceof Error ? error : new Error(String(error));
+        }
+      });
+      return { listing, first: sizedRun(0, files, infos) };
+    });
     // A directory changed within the clock's granularity of now may change
     // again without its times moving: its listing is not cached.
     if (
-      names.length >= CACHE_LISTING_ENTRIES &&
+      read.listing.names.length >= CACHE_LISTING_ENTRIES &&
       !isRacy(Date.now(), mtime, info.ctime?.getTime() ?? NaN)
     ) {
-      this.#cache.set(key, listing, names.length);
+      this.#cache.set(key, read.listing, read.listing.names.length);
     }
-    return listing;
+    return read;
   }
+}
+
+// The sorted listing of `dir` from its entries, as read at `stamp`.
+function listingFrom(
+  fs: RootFs,
+  dir: DirHandle,
+  entries: Deno.DirEntry[],
+  stamp: string,
+): Listing {
+  entries.sort((a, b) => byName(a.name, b.name));
+  const names: string[] = [];
+  const kinds: Kind[] = [];
+  let badNames = 0;
+  for (const entry of entries) {
+    if (entry.name === ".git") continue;
+    if (entry.name.includes("\uFFFD")) {
+      // Either a real U+FFFD, or a name that is not UTF-8 and was decoded
+      // lossily: only the first can be opened by its text.
+      try {
+        fs.lstatAt(dir, entry.name);
+      } catch {
+        badNames++;
+        continue;
+      }
+    }
+    names.push(entry.name);
+    kinds.push(
+      entry.isSymlink
+        ? LINK
+        : entry.isDirectory
+        ? DIR
+        : entry.isFile
+        ? FILE
+        : 3,
+    );
+  }
+  return { names, kinds: Uint8Array.from(kinds), stamp, badNames };
 }

@@ -322,13 +322,16 @@ export class RootFs extends RootHandle {
    * settled reading. Unchanged times above, and `dir` itself found at its
    * path in between, mean the path led to `dir` when it was read.
    *
+   * `then` takes the entries in the same bracket (with reads of names in
+   * `dir`: their metadata, say), and what it gives is the answer.
+   *
    * Throws with code `EAGAIN` and `waitMs` when a directory above changed
    * too recently for its times to tell (call again after that long), and
    * with `ESTALE` when one changed while `dir` was read.
    */
-  list(dir: DirHandle): Deno.DirEntry[] {
+  list<T>(dir: DirHandle, then: (entries: Deno.DirEntry[]) => T): T {
     const path = this.pathOf(dir);
-    return this.#bracketed(dir, () => [...Deno.readDirSync(path)]);
+    return this.#bracketed(dir, () => then([...Deno.readDirSync(path)]));
   }
 
   /**

@@ -238,7 +238,8 @@ function listOutcome(
   dir: DirHandle,
 ): { code: string; waitMs: number; names: string[] } {
   try {
-    const names = fs.list(dir).map((entry) => entry.name).sort();
+    const names = fs.list(dir, (entries) => entries.map((entry) => entry.name))
+      .sort();
     return { code: "listed", waitMs: 0, names };
   } catch (error) {
     const waitMs = (error as { waitMs?: number }).waitMs ?? 0;

@@ -17,7 +17,13 @@ import { MAX_PATH_SEGMENTS, utf8Length } from "./client_path.ts";
 import { WorkspaceError } from "./errors.ts";
 import { errnoOf } from "./fs_error.ts";
 import { excludedEntry, type Level } from "./ignore_stack.ts";
-import { fileRun, gaveUp, type Listing } from "./listing.ts";
+import {
+  fileRun,
+  gaveUp,
+  type Listing,
+  type RunWanted,
+  type SizedRun,
+} from "./listing.ts";
 import { find, levelsOf } from "./resolve.ts";
 import type { DirHandle, RootFs } from "./secure_fs.ts";
 import {
@@ -115,21 +121,23 @@ export class Walk {
   ): Promise<Frame> {
     const { fs, tree, signal, asReached, real } = this;
     const startDir = start.dir;
+    const after = this.options.after;
     let rootListing: Listing;
+    let first: SizedRun | undefined;
     try {
-      rootListing = await tree.listings.settledListingOf(
+      ({ listing: rootListing, first } = await tree.listings.settledListingOf(
         fs,
         startDir,
         signal,
         start.info,
-      );
+        after === undefined ? this.runWanted(0) : undefined,
+      ));
     } catch (error) {
       signal?.throwIfAborted();
       throw gaveUp(path, error);
     }
     this.skips.badNames += rootListing.badNames;
     let index = 0;
-    const after = this.options.after;
     if (after !== undefined) {
       // First name after `after`: binary search in the sorted names.
       let low = 0;
@@ -168,8 +176,9 @@ export class Walk {
       index,
       levels: asReached.length,
       realLevels: real.length,
+      sized: first?.sized,
       sizedStart: 0,
-      sizedEnd: 0,
+      sizedEnd: first?.end ?? 0,
     };
   }
 
@@ -220,6 +229,17 @@ export class Walk {
       link: true,
     });
     return entry;
+  }
+
+  /**
+   * What to read with the listing of a directory at `depth`: its first run
+   * of files' metadata, when the walk wants files' metadata at all (in one
+   * bracket with the listing instead of one more; see `Listings`).
+   */
+  runWanted(depth: number): RunWanted | undefined {
+    if (!this.options.sizes && !this.identities) return undefined;
+    // Entries at depth + 1: directories there are listed, not descended.
+    return { pastDirs: depth + 1 >= this.maxDepth };
   }
 
   /**
@@ -291,13 +311,15 @@ export class Walk {
     }
     this.visited.add(id);
     let listing: Listing;
+    let first: SizedRun | undefined;
     try {
-      listing = await this.tree.listings.settledListingOf(
+      ({ listing, first } = await this.tree.listings.settledListingOf(
         fs,
         child,
         this.signal,
         opened.info,
-      );
+        this.runWanted(step.depth),
+      ));
     } catch (error) {
       this.signal?.throwIfAborted();
       fs.close(child.fd);
@@ -333,8 +355,9 @@ export class Walk {
       index: 0,
       levels,
       realLevels,
+      sized: first?.sized,
       sizedStart: 0,
-      sizedEnd: 0,
+      sizedEnd: first?.end ?? 0,
     };
   }
 }
