@@ -67,9 +67,9 @@ export class Lookups {
 
   /**
    * The paths this run will look up, in order, as `find` is asked them:
-   * each one's metadata is then read ahead, with the expected files after
-   * it in directories the run has passed, in one bracket (see
-   * {@linkcode Lookups.listedFor}).
+   * each one's metadata is then read ahead, with up to 63 expected files
+   * after it, in one bracket (see {@linkcode Lookups.listedFor}). A
+   * lookup out of this order is not read ahead.
    */
   expect(paths: readonly string[]): void {
     this.#expected = paths;
@@ -115,8 +115,9 @@ export class Lookups {
   }
 
   // The metadata of expected path `at` (in `dir`) and of the next ones
-  // whose directories the run passed, in one bracket; nothing kept when a
-  // directory above changes meanwhile (each is then opened on its own).
+  // not read yet, in the directories the run passed or named by their
+  // paths, in one bracket; nothing kept when a directory on the way
+  // changes meanwhile (each is then opened on its own).
   #readAhead(tree: Tree, at: number, dir: DirHandle): void {
     const passed = this.passed(tree);
     const items: { dir: DirHandle; name: string }[] = [];
