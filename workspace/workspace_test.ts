@@ -1096,6 +1096,41 @@ Deno.test("walk sizes (re-checked): at its depth limit, one run reads the files 
   }
 });
 
+Deno.test("walk sizes (re-checked): a directory's first run of files is read in its listing's bracket", async () => {
+  const base = await tempBase();
+  try {
+    await Deno.mkdir(`${base}/a/b/c`, { recursive: true });
+    for (let i = 0; i < 20; i++) {
+      await Deno.writeTextFile(`${base}/a/b/c/f${i}.txt`, "x".repeat(i));
+    }
+    // Past the settling time of the directories just made.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const ws = await Workspace.open(base, { descriptorPaths: false });
+    const walked = (sizes: boolean) =>
+      lstatCalls(async () => {
+        const seen: (number | undefined)[] = [];
+        for await (const entry of ws.walk({ path: "a/b/c", sizes })) {
+          seen.push(entry.size);
+        }
+        return seen;
+      });
+    // Once first, for the settled readings of the directories above.
+    await walked(false);
+    const plain = await walked(false);
+    const sized = await walked(true);
+    assert.deepEqual(sized.result.toSorted(), [...Array(20).keys()].toSorted());
+    // One lstat a file, and no bracket but the listing's: the directories
+    // above (a, a/b) and c itself once more, not twice.
+    assert.equal(
+      sized.calls - plain.calls,
+      20,
+      `${sized.calls} vs ${plain.calls}`,
+    );
+  } finally {
+    await Deno.remove(base, { recursive: true });
+  }
+});
+
 Deno.test("walk opens (re-checked): files the walk gives open with one lstat each, read alike; a file replaced after its run was read is checked as opened", async () => {
   const base = await tempBase();
   try {
