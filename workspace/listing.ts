@@ -96,15 +96,13 @@ export async function settled<T>(
 }
 
 /**
- * Files' metadata read in one bracket (see {@linkcode fileRun}): entry
- * `start + i`'s is `sized[i]` (undefined for what is no file), up to
- * entry `end`.
+ * Files' metadata read in one bracket (see {@linkcode fileRun}), from the
+ * entry the run started at: that entry's is `sized[0]` (undefined for
+ * what is no file), up to entry `end`.
  */
 export interface SizedRun {
   /** Each entry's metadata, or the Error of its reading. */
   sized: (Deno.FileInfo | Error | undefined)[];
-  /** The first entry of the run. */
-  start: number;
   /** The entry after the run. */
   end: number;
 }
@@ -148,7 +146,7 @@ function sizedRun(
   for (let i = 0; i < run.slots.length; i++) {
     sized[run.slots[i] - start] = infos[i];
   }
-  return { sized, start, end: run.end };
+  return { sized, end: run.end };
 }
 
 /**
@@ -216,13 +214,7 @@ export class Listings {
       const listing = listingFrom(fs, dir, entries, stamp);
       if (run === undefined) return { listing };
       const files = runAt(listing, 0, run.pastDirs);
-      const infos = files.picked.map((name) => {
-        try {
-          return fs.peekAt(dir, name);
-        } catch (error) {
-          return error instanceof Error ? error : new Error(String(error));
-        }
-      });
+      const infos = fs.peekEach(files.picked.map((name) => ({ dir, name })));
       return { listing, first: sizedRun(0, files, infos) };
     });
     // A directory changed within the clock's granularity of now may change

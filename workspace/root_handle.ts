@@ -89,6 +89,23 @@ export class RootHandle {
   }
 
   /**
+   * {@linkcode RootHandle.peekAt} of each of `items` (a name in an open
+   * directory), in order, an `Error` for each that fails: hints, for a
+   * caller that reads them inside a bracket (see `RootFs.lstatEachAt`).
+   */
+  peekEach(
+    items: readonly { dir: DirHandle; name: string }[],
+  ): (Deno.FileInfo | Error)[] {
+    return items.map(({ dir, name }) => {
+      try {
+        return this.peekAt(dir, name);
+      } catch (error) {
+        return error instanceof Error ? error : new Error(String(error));
+      }
+    });
+  }
+
+  /**
    * The directory at the real path `real` (below the root), as a handle
    * without a descriptor, from an lstat: a hint (undefined for what is no
    * directory, a link included) for a bracketed read inside it, which

@@ -359,14 +359,7 @@ export class RootFs extends RootHandle {
   lstatEachAt(
     items: readonly { dir: DirHandle; name: string }[],
   ): (Deno.FileInfo | Error)[] {
-    const read = () =>
-      items.map(({ dir, name }) => {
-        try {
-          return Deno.lstatSync(this.pathAt(dir, name));
-        } catch (error) {
-          return error instanceof Error ? error : new Error(String(error));
-        }
-      });
+    const read = () => this.peekEach(items);
     if (this.descriptorPaths) return read();
     // The root's own path is trusted (see #bracketed): only the others.
     const dirs = new Map<string, DirHandle>();
