@@ -258,8 +258,10 @@ export async function indexedSearchText(
   const { view, from, to } = found;
   const marks = view.matching(trigrams);
   try {
-    return await onWorkers(view, from, to, marks, call, parts) ??
-      await search(view, from, to, marks, ws, call, parts);
+    // The files to read, in order: for the workers, or read ahead here.
+    const positions = candidatesIn(view, from, to, marks, call);
+    return await onWorkers(view, from, to, positions, call, parts) ??
+      await search(view, from, to, marks, positions, ws, call, parts);
   } catch (error) {
     if (error instanceof Stale) return undefined;
     throw error;
@@ -294,13 +296,12 @@ async function onWorkers(
   view: IndexView,
   from: number,
   to: number,
-  marks: Uint8Array,
+  positions: readonly number[],
   call: SearchCall,
   parts: ScanParts,
 ): Promise<ToolResult | undefined> {
   const workers = parts.workers;
   if (workers === undefined) return undefined;
-  const positions = candidatesIn(view, from, to, marks, call);
   const least = workers.warm()
     ? WORKER_CANDIDATES.warm
     : WORKER_CANDIDATES.cold;
@@ -406,6 +407,7 @@ async function search(
   from: number,
   to: number,
   marks: Uint8Array,
+  positions: readonly number[],
   ws: WorkspaceView,
   call: SearchCall,
   parts: ScanParts,
@@ -419,11 +421,7 @@ async function search(
   // The candidates' directories, looked up once for them all, and their
   // metadata read ahead a batch at a time (see Lookups.expect).
   const lookups = new Lookups();
-  lookups.expect(
-    candidatesIn(view, from, to, marks, call).map((at) =>
-      view.relative[view.order[at]]
-    ),
-  );
+  lookups.expect(positions.map((at) => view.relative[view.order[at]]));
   // The text of a file the index says can match, read as the scan reads.
   const textOf = async (relative: string, length: number) => {
     // The index holds it as text: a file the scan would skip now changed.
