@@ -20,7 +20,12 @@ import { McpServer } from "../mcp/server.ts";
 import { Session } from "../mcp/session.ts";
 import { workspaceTools } from "../tools/mod.ts";
 import { stopRegexWorker } from "../tools/regex_worker.ts";
-import { stopScanWorkers } from "../tools/scan_pool.ts";
+import {
+  SCAN_WORKERS,
+  scanWorkersRunning,
+  stopScanWorkers,
+} from "../tools/scan_pool.ts";
+import { WARM_INDEX_TEXT_FILES } from "../tools/search_text.ts";
 import {
   setWorkerCandidates,
   WORKER_CANDIDATES,
@@ -439,6 +444,49 @@ Deno.test("index: candidates read by the scan workers answer as the scan does", 
     setWorkerCandidates(warm, cold, capped);
     stopScanWorkers();
     stopRegexWorker();
+  }
+});
+
+Deno.test("index: a large index keeps the scan workers warm; capped searches go to them", async () => {
+  const { warm, cold, capped } = WORKER_CANDIDATES;
+  const least = WARM_INDEX_TEXT_FILES.least;
+  // Every index is large; searches of a candidate or more go to warm
+  // workers, and to cold ones never.
+  WARM_INDEX_TEXT_FILES.least = 1;
+  setWorkerCandidates(1, Infinity, false);
+  stopScanWorkers();
+  const root = await generate(4);
+  const ws = await Workspace.open(root);
+  const index = TextIndex.start(ws, { maxReadBytes: MAX_READ });
+  try {
+    const scan = await server(await Workspace.open(root));
+    const indexed = await server(ws, index);
+    await within(index.whenCurrent());
+    // Started once the index is ready, before any search.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    assert.equal(scanWorkersRunning(), SCAN_WORKERS);
+    for (const args of [{ query: "needle", limit: 3 }, { query: "needle" }]) {
+      const before = workerSearches();
+      assert.deepEqual(
+        await answer(indexed, "search_text", args),
+        await answer(scan, "search_text", args),
+      );
+      assert.equal(workerSearches() - before, 1, JSON.stringify(args));
+    }
+    index.close();
+    // Not held any more: stopped once idle.
+    const stopped = Date.now() + 10_000;
+    while (scanWorkersRunning() > 0 && Date.now() < stopped) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(scanWorkersRunning(), 0);
+  } finally {
+    index.close();
+    WARM_INDEX_TEXT_FILES.least = least;
+    setWorkerCandidates(warm, cold, capped);
+    stopScanWorkers();
+    stopRegexWorker();
+    await Deno.remove(`${root}/..`, { recursive: true });
   }
 });
 

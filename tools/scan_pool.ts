@@ -16,7 +16,8 @@
  *
  * - The cap and a cancel set a flag the workers share and read between
  *   files; the call answers at once without waiting for them.
- * - Workers start on the first search (never at start-up) and stay warm.
+ * - Workers start on the first search (never at start-up; a large index
+ *   starts them once it is ready) and stay warm.
  * - A worker that fails (cannot start, crashes, throws) never fails the
  *   call: its unit is scanned again on the main thread, and a worker that
  *   could not start at all is not tried again.
@@ -60,6 +61,8 @@ import { moduleFileBeside } from "../workspace/module_file.ts";
 
 // An idle worker is stopped after this long (ms): warm for the next
 // search, but a live worker would keep a process that is done from ending.
+// While something holds the workers warm (see keepScanWorkersWarm), the
+// timer only looks again after as long.
 const IDLE_MS = 3000;
 
 /**
@@ -344,21 +347,49 @@ function retire(slot: Slot): void {
   dispatch();
 }
 
+// Whatever keeps the workers warm now: each says whether it still does.
+let holders: (() => boolean)[] = [];
+
+function held(): boolean {
+  holders = holders.filter((holds) => holds());
+  return holders.length > 0;
+}
+
+/**
+ * Keep the scan workers running while `holds()` answers true, idle or
+ * not, and start them now: for a large index, whose searches hand their
+ * candidates to warm workers (`search_indexed.ts`), where starting them
+ * would cost more than reading the candidates here. Once no holder holds,
+ * an idle worker is stopped after {@linkcode IDLE_MS} again.
+ */
+export function keepScanWorkersWarm(holds: () => boolean): void {
+  if (!scanWorkersAvailable() || !holds()) return;
+  holders.push(holds);
+  while (!broken && slots.length < poolSize) {
+    if (spawn() === undefined) break;
+  }
+  dispatch();
+}
+
+function idleTimer(slot: Slot): void {
+  const timer = setTimeout(() => {
+    slot.idle = undefined;
+    if (slot.job !== undefined) return;
+    if (held()) return idleTimer(slot);
+    const at = slots.indexOf(slot);
+    if (at !== -1) slots.splice(at, 1);
+    slot.worker.terminate();
+  }, IDLE_MS);
+  slot.idle = timer;
+  Deno.unrefTimer(timer);
+}
+
 function dispatch(): void {
   try {
     assign();
   } finally {
     for (const slot of slots) {
-      if (slot.job !== undefined || slot.idle !== undefined) continue;
-      const timer = setTimeout(() => {
-        slot.idle = undefined;
-        if (slot.job !== undefined) return;
-        const at = slots.indexOf(slot);
-        if (at !== -1) slots.splice(at, 1);
-        slot.worker.terminate();
-      }, IDLE_MS);
-      slot.idle = timer;
-      Deno.unrefTimer(timer);
+      if (slot.job === undefined && slot.idle === undefined) idleTimer(slot);
     }
   }
 }
@@ -386,8 +417,12 @@ function assign(): void {
   }
 }
 
-/** Stop the scan workers (tests; a later scan starts new ones). */
+/**
+ * Stop the scan workers and forget what held them warm (tests; a later
+ * scan starts new ones).
+ */
 export function stopScanWorkers(): void {
+  holders = [];
   for (const slot of slots.splice(0)) {
     clearTimeout(slot.idle);
     slot.worker.terminate();

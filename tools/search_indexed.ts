@@ -76,16 +76,19 @@ export interface ScanParts {
 }
 
 /**
- * Candidates from which an indexed search has the scan workers read and
- * match them, two at a time: while they run (`warm`), and when they must
- * first start (`cold`, ~0.1 s). Fewer are read here, one after another,
- * and so are more than the search's cap allows matches.
+ * Files an indexed search expects to read (its candidates, or its cap when
+ * that is fewer) from which it has the scan workers read and match them,
+ * two at a time: while they run (`warm`), and when they must first start
+ * (`cold`, ~0.1 s). Fewer are read here, one after another. A search whose
+ * cap is below its candidates goes to them only while they run: they take
+ * the candidates in order, in runs, and stop once the cap is filled,
+ * reading a few runs past it at most.
  */
 export const WORKER_CANDIDATES = { warm: 64, cold: 1024, capped: false };
 
 /**
  * Set {@linkcode WORKER_CANDIDATES} (tests); `capped`: a search whose cap
- * is below its candidates goes to the workers too.
+ * is below its candidates goes to the workers even when they must start.
  */
 export function setWorkerCandidates(
   warm: number,
@@ -302,14 +305,14 @@ async function onWorkers(
 ): Promise<ToolResult | undefined> {
   const workers = parts.workers;
   if (workers === undefined) return undefined;
-  const least = workers.warm()
-    ? WORKER_CANDIDATES.warm
-    : WORKER_CANDIDATES.cold;
+  const warm = workers.warm();
+  const least = warm ? WORKER_CANDIDATES.warm : WORKER_CANDIDATES.cold;
+  const capped = call.limit < positions.length;
   // A cap below the candidates is mostly filled by the first few of them,
-  // read here sooner than the workers start and take the lot.
+  // read here sooner than cold workers start.
   if (
-    positions.length < least ||
-    (call.limit < positions.length && !WORKER_CANDIDATES.capped)
+    Math.min(positions.length, call.limit) < least ||
+    (capped && !warm && !WORKER_CANDIDATES.capped)
   ) {
     return undefined;
   }

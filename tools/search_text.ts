@@ -35,10 +35,31 @@ import {
   regexTimeoutMessage,
 } from "./regex_worker.ts";
 import {
+  keepScanWorkersWarm,
   scanSearch,
   scanWorkersAvailable,
   scanWorkersRunning,
 } from "./scan_pool.ts";
+
+/**
+ * Text files an index holds from which the scan workers are kept running
+ * for its searches once it is ready, for as long as it is kept (see
+ * `keepScanWorkersWarm`). Below it, they start with a search and stop
+ * when idle.
+ */
+export const WARM_INDEX_TEXT_FILES = { least: 10_000 };
+
+// Keep the scan workers warm for a large index once it is ready: its
+// searches of more than a few dozen candidates go to them, and starting
+// them cold would cost more than reading those candidates here.
+function warmForIndex(index: TextIndex): void {
+  index.whenCurrent().then(() => {
+    const files = index.stats?.textFiles ?? 0;
+    if (files >= WARM_INDEX_TEXT_FILES.least) {
+      keepScanWorkersWarm(() => index.live);
+    }
+  });
+}
 
 /**
  * Time a regex search may spend matching any one file's lines, in ms (not
@@ -87,6 +108,7 @@ export function searchTextTool(
   caps: Pick<ToolCaps, "maxMatches" | "maxReadBytes" | "rgPath">,
   index?: TextIndex,
 ): Tool {
+  if (index !== undefined && ws instanceof Workspace) warmForIndex(index);
   return defineTool({
     name: "search_text",
     title: "Search text",

@@ -208,6 +208,11 @@ export class TextIndex {
     return new Promise((resolve) => this.#readyWaiters.push(resolve));
   }
 
+  /** Whether the index is still kept: neither closed nor given up. */
+  get live(): boolean {
+    return !this.#closed && !this.#failed;
+  }
+
   /** Changes reported by the watch so far (for tests). */
   get changesSeen(): number {
     return this.#received;
