@@ -6,6 +6,7 @@
  */
 
 import { pathToFileURL } from "node:url";
+import { DEFAULT_LINE_LIMIT, READ_PAGE_BYTES } from "../tools/read_file.ts";
 import {
   type Fixture,
   type FixtureFile,
@@ -236,12 +237,24 @@ function fileUri(root: string, relative: string): string {
 /** The small file `read_file` reads, in the repository copy. */
 export const SMALL_FILE = "bench/floor.ts";
 
-/** The largest file the wire workload may pick (well under any read cap). */
-export const WIRE_FILE_MAX_BYTES = 64 * 1024;
+/**
+ * The largest the wire workload's file may be once numbered: `read_file`
+ * answers it whole, in one page (each line costs its bytes, its newline,
+ * and a number as wide as the default range's last with a tab).
+ */
+export const WIRE_FILE_MAX_BYTES = READ_PAGE_BYTES;
+
+/** What `read_file`'s default page counts for `bytes`, numbers included. */
+export function numberedBytes(bytes: Uint8Array): number {
+  let lines = 1;
+  for (const byte of bytes) if (byte === 0x0a) lines++;
+  return bytes.length + lines * (String(DEFAULT_LINE_LIMIT).length + 2);
+}
 
 /**
- * The source file the wire workload reads: the largest `.ts` file of at most
- * `maxBytes` whose bytes are all ASCII (ties broken by name), or undefined.
+ * The source file the wire workload reads: the largest `.ts` file whose
+ * numbered form (see {@linkcode numberedBytes}) is at most `maxBytes` and
+ * whose bytes are all ASCII (ties broken by name), or undefined.
  */
 export function pickAsciiSource(
   files: readonly FixtureFile[],
@@ -249,7 +262,9 @@ export function pickAsciiSource(
 ): FixtureFile | undefined {
   let best: FixtureFile | undefined;
   for (const file of files) {
-    if (!file.relative.endsWith(".ts") || file.bytes.length > maxBytes) {
+    if (
+      !file.relative.endsWith(".ts") || numberedBytes(file.bytes) > maxBytes
+    ) {
       continue;
     }
     if (file.bytes.length === 0 || file.bytes.some((byte) => byte >= 0x80)) {

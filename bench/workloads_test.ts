@@ -1,5 +1,12 @@
 import { strict as assert } from "node:assert";
-import { isNumberedText, pickAsciiSource, returnsFile } from "./workloads.ts";
+import {
+  isNumberedText,
+  numberedBytes,
+  pickAsciiSource,
+  returnsFile,
+  WIRE_FILE_MAX_BYTES,
+} from "./workloads.ts";
+import { call, toolServer } from "../tests/tools_harness.ts";
 
 const FILE = 'const a = "x";\n\nexport { a };\n';
 
@@ -65,4 +72,35 @@ Deno.test("pickAsciiSource takes the largest ASCII .ts file within the bound", (
   ];
   assert.equal(pickAsciiSource(files, 1000)?.relative, "b.ts");
   assert.equal(pickAsciiSource(files, 50), undefined);
+});
+
+Deno.test("the wire workload's largest file is one read_file answers whole", async () => {
+  const root = await Deno.makeTempDir({ prefix: "shipcode-wire-" });
+  try {
+    // Lines of 60 characters up to the bound, then the same and one more.
+    const line = "x".repeat(59) + "\n";
+    let text = "";
+    while (
+      numberedBytes(new TextEncoder().encode(text + line)) <=
+        WIRE_FILE_MAX_BYTES
+    ) {
+      text += line;
+    }
+    const fits = text + "y".repeat(
+      WIRE_FILE_MAX_BYTES - numberedBytes(new TextEncoder().encode(text)),
+    );
+    assert.equal(
+      numberedBytes(new TextEncoder().encode(fits)),
+      WIRE_FILE_MAX_BYTES,
+    );
+    await Deno.writeTextFile(`${root}/fits.ts`, fits);
+    // Twice the bound is paged: the check can fail.
+    await Deno.writeTextFile(`${root}/over.ts`, fits + fits);
+    const { server, session } = await toolServer(root);
+    const read = (path: string) => call(server, session, "read_file", { path });
+    assert.ok(returnsFile(await read("fits.ts"), fits));
+    assert.ok(!returnsFile(await read("over.ts"), fits + fits));
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
 });
