@@ -407,6 +407,27 @@ Deno.test("index: find_files and search_text answer as the scan does, before and
   }
 });
 
+/**
+ * A generated tree, its index once current, a server that scans the tree
+ * and one that answers from the index (given the workspace itself: the
+ * scan workers read only for a Workspace).
+ */
+async function scanAndIndexed(seed: number) {
+  const root = await generate(seed);
+  const ws = await Workspace.open(root);
+  const index = TextIndex.start(ws, { maxReadBytes: MAX_READ });
+  try {
+    const scan = await server(await Workspace.open(root));
+    const indexed = await server(ws, index);
+    await within(index.whenCurrent());
+    return { root, index, scan, indexed };
+  } catch (error) {
+    index.close();
+    await Deno.remove(`${root}/..`, { recursive: true });
+    throw error;
+  }
+}
+
 Deno.test("index: candidates read by the scan workers answer as the scan does", async () => {
   const { warm, cold, capped } = WORKER_CANDIDATES;
   // Every search with a candidate goes to the workers, capped ones too.
@@ -414,14 +435,8 @@ Deno.test("index: candidates read by the scan workers answer as the scan does", 
   const before = workerSearches();
   try {
     for (const seed of [1, 2, 3]) {
-      const root = await generate(seed);
-      const ws = await Workspace.open(root);
-      const index = TextIndex.start(ws, { maxReadBytes: MAX_READ });
+      const { root, index, scan, indexed } = await scanAndIndexed(seed);
       try {
-        const scan = await server(await Workspace.open(root));
-        // The workspace itself: the workers read only for a Workspace.
-        const indexed = await server(ws, index);
-        await within(index.whenCurrent());
         for (const args of SEARCHES) {
           const expected = await answer(scan, "search_text", args);
           const actual = await answer(indexed, "search_text", args);
@@ -455,13 +470,8 @@ Deno.test("index: a large index keeps the scan workers warm; capped searches go 
   WARM_INDEX_TEXT_FILES.least = 1;
   setWorkerCandidates(1, Infinity, false);
   stopScanWorkers();
-  const root = await generate(4);
-  const ws = await Workspace.open(root);
-  const index = TextIndex.start(ws, { maxReadBytes: MAX_READ });
+  const { root, index, scan, indexed } = await scanAndIndexed(4);
   try {
-    const scan = await server(await Workspace.open(root));
-    const indexed = await server(ws, index);
-    await within(index.whenCurrent());
     // Started once the index is ready, before any search.
     await new Promise((resolve) => setTimeout(resolve, 0));
     assert.equal(scanWorkersRunning(), SCAN_WORKERS);
