@@ -170,7 +170,8 @@ export interface ScanOptions {
   /**
    * Search these files (root-relative paths, in this order; the query's
    * glob is not applied) instead of a walk of `path`: the answer is that
-   * of a sequential search of them, in runs of {@linkcode FILES_PER_UNIT}.
+   * of a sequential search of them, in runs of 8 files, then 16, then
+   * {@linkcode FILES_PER_UNIT}.
    * For the index's candidates.
    */
   files?: readonly string[];
@@ -178,6 +179,12 @@ export interface ScanOptions {
 
 /** Files of a `files` option that make one unit of work. */
 export const FILES_PER_UNIT = 32;
+
+// The first unit of a `files` search; each next one twice the last, up to
+// FILES_PER_UNIT: a cap filled in the first few files (most files hold
+// several matches of a common word) is known after a short run, not after
+// reading 32 files on each worker.
+const FIRST_FILES_PER_UNIT = 8;
 
 /**
  * What rg proposes for a scan of `path`, split by the subtree units the
@@ -698,8 +705,10 @@ export async function scanSearch(
     dispatch();
   };
   if (options.files !== undefined) {
-    for (let i = 0; i < options.files.length; i += FILES_PER_UNIT) {
-      const paths = options.files.slice(i, i + FILES_PER_UNIT);
+    let size = FIRST_FILES_PER_UNIT;
+    for (let i = 0; i < options.files.length; i += size) {
+      if (i > 0) size = Math.min(size * 2, FILES_PER_UNIT);
+      const paths = options.files.slice(i, i + size);
       const u = state({ kind: "files", paths }, paths.map(() => [0, 0, 0, 0]));
       units.push(u);
       start(u);
